@@ -1,0 +1,226 @@
+"""The sandbox as a server: :class:`Sandbox` runs it on 127.0.0.1 in a background thread.
+
+>>> from toolkit.sandbox import Sandbox
+>>> with Sandbox(campaigns=5) as sb:                      # doctest: +SKIP
+...     requests.get(sb.url + "/api/campaign/list", params={"api-key": sb.api_keys[0]})
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+
+from .. import spec
+from .app import App
+from .errors import BadRequest, MethodNotAllowed, NotFound
+from .faults import Faults
+from .handlers.common import Config
+from .refs import load_refs
+from .seed import seed_store
+from .store import Store
+
+log = logging.getLogger("toolkit.sandbox")
+
+DEFAULT_SEED = 20261121
+
+
+class QuietHandler(WSGIRequestHandler):
+    """Writes no access log: request lines carry the api-key in their query string."""
+
+    def log_request(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def log(self, type: str, message: str, *args: Any) -> None:  # noqa: A002
+        if type == "error":
+            log.debug("sandbox server: %s", message.split("?", 1)[0] % args if args else message)
+
+
+class Sandbox:
+    """A faithful local Campaign Management service with seeded demo accounts.
+
+    ``campaigns`` sets the size of the demo account (each other account gets a tenth);
+    ``latency_ms`` adds latency to every ``/api/`` request; ``db`` keeps state in a SQLite file
+    that survives a restart (seeded only when empty); ``seed`` makes the demo data repeatable.
+
+    Use it as a context manager, or call :meth:`start` and :meth:`stop`.
+
+    >>> sb = Sandbox(campaigns=5).start()                   # doctest: +SKIP
+    >>> sb.url, len(sb.api_keys)                            # doctest: +SKIP
+    ('http://127.0.0.1:54321', 2)
+    >>> sb.stop()                                           # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        campaigns: int = 50,
+        latency_ms: float = 0,
+        db: str | Path | None = None,
+        seed: int = DEFAULT_SEED,
+        *,
+        accounts: int = 2,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        auto_approve: bool = False,
+        max_batch_campaigns: int | None = None,
+        max_items: int | None = None,
+    ) -> None:
+        if campaigns < 0:
+            raise ValueError(f"campaigns must be >= 0, got {campaigns}")
+        if accounts < 1:
+            raise ValueError(f"accounts must be >= 1, got {accounts}")
+        self.campaigns = campaigns
+        self.seed = seed
+        self.accounts = accounts
+        self.host = host
+        self.port = port
+        self.db = db
+        self.config = Config(auto_approve, max_batch_campaigns, max_items)
+        self.faults = Faults(latency_ms=latency_ms, seed=seed)
+        self.store: Store | None = None
+        self.app: App | None = None
+        self._server: BaseWSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ life cycle
+
+    def start(self) -> Sandbox:
+        """Open (and seed if empty) the store, then serve in a background thread."""
+        if self._server is not None:
+            return self
+        self.store = Store(self.db)
+        if self.store.is_empty():
+            seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
+        self.app = App(self.store, load_refs(), self.config, self.faults, self._control)
+        self._server = make_server(
+            self.host, self.port, self.app, threaded=True, request_handler=QuietHandler
+        )
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="toolkit-sandbox", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait(self) -> None:
+        """Block until interrupted (for the command line)."""
+        if self._thread is not None:
+            while self._thread.is_alive():
+                self._thread.join(0.5)
+
+    def __repr__(self) -> str:
+        state = self.url if self._server is not None else "stopped"
+        return f"<Sandbox {state} campaigns={self.campaigns} accounts={self.accounts}>"
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def url(self) -> str:
+        """The base URL, e.g. ``http://127.0.0.1:54321``."""
+        if self._server is None:
+            raise RuntimeError("the sandbox is not running: call start() first")
+        return f"http://{self.host}:{self._server.server_port}"
+
+    @property
+    def api_keys(self) -> list[str]:
+        """One key per account, the demo account's first."""
+        if self.store is None:
+            raise RuntimeError("the sandbox is not running: call start() first")
+        return self.store.api_keys()
+
+    # ------------------------------------------------------------------ control
+
+    def reset(self, campaigns: int | None = None, seed: int | None = None,
+              accounts: int | None = None) -> list[str]:
+        """Drop all state and seed again; returns the new api keys."""
+        assert self.store is not None, "the sandbox is not running"
+        self.campaigns = self.campaigns if campaigns is None else int(campaigns)
+        self.seed = self.seed if seed is None else int(seed)
+        self.accounts = self.accounts if accounts is None else int(accounts)
+        with self.store.lock:
+            self.store.clear()
+            seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
+        return self.store.api_keys()
+
+    def moderate(self, kind: str, id: int, status: str, status_note: str | None = None,  # noqa: A002
+                 convert: str | None = None) -> None:
+        """Set the moderation status of a campaign or creative (and a video's conversion)."""
+        assert self.store is not None, "the sandbox is not running"
+        statuses = spec.CAMPAIGN_STATUSES if kind == "campaign" else spec.CREATIVE_STATUSES
+        if kind not in ("campaign", "creative"):
+            raise BadRequest(f"'type' must be campaign or creative, got {kind!r}")
+        if status not in statuses:
+            raise BadRequest(f"'status' must be one of {', '.join(statuses)}, got {status!r}")
+        if convert is not None and convert not in spec.VIDEO_CONVERT_STATES:
+            raise BadRequest(f"'convert' must be one of {spec.VIDEO_CONVERT_STATES}")
+        table = "campaigns" if kind == "campaign" else "creatives"
+        with self.store.transaction() as db:
+            cur = db.execute(
+                f"UPDATE {table} SET status=?, status_note=? WHERE id=?", (status, status_note, id)
+            )
+            if not cur.rowcount:
+                raise NotFound(f"No {kind} #{id}")
+            if convert is not None and kind == "creative":
+                db.execute("UPDATE creatives SET convert=? WHERE id=?", (convert, id))
+
+    def stats(self) -> dict[str, int]:
+        """Requests answered so far, keyed ``"METHOD /path STATUS"``."""
+        assert self.app is not None, "the sandbox is not running"
+        with self.app._stats_lock:
+            return {f"{m} {p} {s}": n for (m, p, s), n in sorted(self.app.stats.items())}
+
+    def _control(self, method: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
+        if name == "health" and method == "GET":
+            return {"status": "ok"}
+        if name == "reset" and method == "POST":
+            keys = self.reset(data.get("campaigns"), data.get("seed"), data.get("accounts"))
+            return {"status": "ok", "api_keys": keys}
+        if name == "moderate" and method == "POST":
+            for required in ("type", "id", "status"):
+                if required not in data:
+                    raise BadRequest(f"'{required}' is required")
+            self.moderate(data["type"], int(data["id"]), data["status"],
+                          data.get("status_note"), data.get("convert"))
+            return {"status": "ok"}
+        if name == "faults":
+            if method == "GET":
+                return {"status": "ok", **self.faults.describe()}
+            if method == "POST":
+                self.faults.configure(data)
+                return {"status": "ok", **self.faults.describe()}
+            if method == "DELETE":
+                self.faults.clear()
+                return {"status": "ok", **self.faults.describe()}
+        if name == "stats":
+            if method == "GET":
+                return {"status": "ok", "requests": self.stats()}
+            if method == "DELETE":
+                assert self.app is not None
+                with self.app._stats_lock:
+                    self.app.stats.clear()
+                return {"status": "ok"}
+        known = ("health", "reset", "moderate", "faults", "stats")
+        if name in known:
+            raise MethodNotAllowed(f"Method {method} is not allowed for /_sandbox/{name}")
+        raise NotFound(f"Unknown control endpoint: /_sandbox/{name}")

@@ -1,0 +1,523 @@
+"""The vocabulary of the Campaign Management interface, as data.
+
+Every other layer (sandbox, client, loaders, sheets, widgets) reads these tables instead of
+repeating a branch per target kind or list. Adding a target kind is one row in
+:data:`TARGET_KINDS`.
+
+>>> TARGET_KINDS["isp-mobile"].detail_field
+'ispMobile'
+>>> TARGET_KINDS["subs-age"].formats
+frozenset({'push'})
+>>> LISTS["subid_black"].batch_add_path
+'/api/campaign/add-sub-id-black-batch'
+>>> FORMATS["inpage"].label
+'In-page Push'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# --------------------------------------------------------------------------- formats
+
+
+@dataclass(frozen=True)
+class Format:
+    """An ad format: its request code, its response label, and the category group it uses."""
+
+    code: str
+    label: str
+    category_group: str
+    default_frequency_capping: int
+
+
+FORMATS: dict[str, Format] = {
+    f.code: f
+    for f in (
+        Format("push", "Push", "push", 1),
+        Format("pops", "Popunder", "pops", 0),
+        Format("video", "Video", "video", 5),
+        Format("inpage", "In-page Push", "push", 1),
+    )
+}
+FORMAT_CODES: tuple[str, ...] = tuple(FORMATS)
+ALL_FORMATS: frozenset[str] = frozenset(FORMATS)
+FORMAT_BY_LABEL: dict[str, str] = {f.label: f.code for f in FORMATS.values()}
+
+# --------------------------------------------------------------------------- enumerations
+
+MODES: tuple[str, ...] = ("CPM", "CPC")
+CAMPAIGN_STATUSES: tuple[str, ...] = ("Approved", "New", "Stopped", "Declined")
+CREATIVE_STATUSES: tuple[str, ...] = ("New", "Approved", "Declined")
+WORK_STATUSES: tuple[str, ...] = ("Paused", "Started", "Archived")
+WORK_ACTIONS: dict[str, str] = {"start": "Started", "pause": "Paused", "archive": "Archived"}
+QUALITIES: tuple[str, ...] = ("low", "regular", "high", "premium")
+CONNECTION_TYPES: tuple[str, ...] = ("wifi", "carrier")
+LIST_TYPES: tuple[str, ...] = ("black", "white")
+CHECK_EXIST: tuple[str, ...] = ("required", "skip")
+ALLOW_PROXY_LABELS: dict[int, str] = {1: "Allow", 0: "Deny"}
+WEB_VIEW_LABELS: dict[str, str] = {"yes": "Enable", "no": "Disable"}
+VIDEO_PLACEMENTS: tuple[str, ...] = ("instream", "outstream", "all")
+SUBS_AGE_GROUPS: dict[int, str] = {1: "1 - 3 days", 2: "4 - 7 days", 3: "8 - 15 days", 4: "16+ days"}
+
+DICTIONARY_TYPES: tuple[str, ...] = (
+    "country",
+    "os",
+    "browser",
+    "category",
+    "vertical",
+    "language",
+    "language_code",
+    "subs_age",
+)
+SEARCH_TYPES: tuple[str, ...] = ("city", "region", "isp-mobile")
+SEARCH_COUNTRY_FILTER: frozenset[str] = frozenset({"city", "region"})
+SEARCH_MIN_CHARS = 3
+SEARCH_LIMIT_DEFAULT = 10
+SEARCH_LIMIT_MAX = 100
+CREATIVE_TITLE_MAX = 65
+CREATIVE_TEXT_MAX = 160
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%z"  # rendered with a colon in the offset: +hh:mm
+
+# --------------------------------------------------------------------------- messages
+# The service's error message patterns, to the letter. ``{item}``, ``{campaign_id}`` and
+# ``{name}`` vary.
+
+MSG_SAVE_TAKEN = "Error on save item {item}; CampaignId: {campaign_id}; Item has already been taken"
+MSG_DROP_MISSING = "Error on drop item {item}; CampaignId: {campaign_id}; Item not exists"
+MSG_FIND_ITEM = "Error on find item: {item}; campaignId: {campaign_id}"
+MSG_CAMPAIGN_NOT_IN_ACCOUNT = "Error on find campaign #{campaign_id} in account"
+MSG_CAMPAIGN_NOT_FOUND = "Campaign not found #{campaign_id}"
+TAKEN_SUFFIX = "; CampaignId: {campaign_id}; Item has already been taken"
+
+# --------------------------------------------------------------------------- target kinds
+
+
+@dataclass(frozen=True)
+class TargetKind:
+    """One targeting kind of a campaign.
+
+    ``item_type`` is the type of one item in requests (``country`` items are codes mapped to a
+    bid on add).  ``detail_field`` is the key of the detailed campaign view (``mode=full``);
+    typed kinds (``cidr``, ``domain``) take ``type=black|white`` and have one detail field per
+    list type.  ``price_param`` is the name of the matching parameter of the price operation.
+    ``batch_listed`` says whether the interface lists the kind among its batch operations.
+    ``detail`` is the shape of the detail field: ``map`` (id -> name), ``list``, or
+    ``optional`` (a list present only when the campaign has targets of the kind).
+    """
+
+    name: str
+    item_type: type
+    detail_field: str | None
+    formats: frozenset[str] = ALL_FORMATS
+    price_param: str | None = None
+    typed: bool = False
+    typed_fields: dict[str, str] = field(default_factory=dict)
+    values: tuple[str, ...] | None = None
+    dictionary: str | None = None
+    batch_listed: bool = True
+    save_error: str = MSG_SAVE_TAKEN
+    missing_error: str = MSG_DROP_MISSING
+    alias_add_paths: tuple[str, ...] = ()
+    detail: str = "list"
+
+    @property
+    def stored_as_int(self) -> bool:
+        """Items kept and shown as ids: every int kind, and languages (sent as codes)."""
+        return self.item_type is int or self.dictionary == "language_code"
+
+    @property
+    def add_path(self) -> str:
+        return f"/api/campaign/add-{self.name}"
+
+    @property
+    def drop_path(self) -> str:
+        return f"/api/campaign/drop-{self.name}"
+
+    @property
+    def batch_add_path(self) -> str:
+        return f"/api/campaign/add-{self.name}-batch"
+
+    @property
+    def batch_drop_path(self) -> str:
+        return f"/api/campaign/drop-{self.name}-batch"
+
+    @property
+    def column(self) -> str:
+        """Name used for the kind in tables (``isp-mobile`` -> ``isp_mobile``)."""
+        return self.name.replace("-", "_")
+
+    def allowed_for(self, ad_format: str) -> bool:
+        return ad_format in self.formats
+
+
+TARGET_KINDS: dict[str, TargetKind] = {
+    k.name: k
+    for k in (
+        TargetKind(
+            "category",
+            int,
+            "category",
+            price_param="category",
+            dictionary="category",
+            detail="map",
+            save_error="Error on save category item #{item} {name}" + TAKEN_SUFFIX,
+            missing_error="Error on find category item: {item}; CampaignId: {campaign_id}",
+        ),
+        TargetKind(
+            "quality",
+            str,
+            "quality",
+            price_param="quality",
+            values=QUALITIES,
+            save_error="Error on save quality item {item}" + TAKEN_SUFFIX,
+            missing_error="Error on find quality item: {item}; CampaignId: {campaign_id}",
+        ),
+        TargetKind(
+            "country",
+            str,
+            "countrySet",
+            price_param="country",
+            dictionary="country",
+            save_error="Error on save country item #{item}" + TAKEN_SUFFIX,
+            missing_error="Error on find country item: {item}; CampaignId: {campaign_id}",
+        ),
+        TargetKind(
+            "connection-type", str, "connectionType", values=CONNECTION_TYPES, detail="optional"
+        ),
+        TargetKind(
+            "language",
+            str,
+            "language",
+            price_param="language",
+            dictionary="language_code",
+            batch_listed=False,
+            detail="optional",
+        ),
+        TargetKind("os", int, "os", price_param="os", dictionary="os", detail="map"),
+        TargetKind(
+            "browser", int, "browser", price_param="browser", dictionary="browser", detail="map"
+        ),
+        TargetKind(
+            "subs-age",
+            int,
+            "subsAge",
+            formats=frozenset({"push"}),
+            price_param="subsAge",
+            dictionary="subs_age",
+        ),
+        TargetKind(
+            "city",
+            int,
+            "city",
+            formats=frozenset({"push", "pops", "inpage"}),
+            price_param="city",
+            batch_listed=False,
+            detail="optional",
+        ),
+        TargetKind(
+            "region",
+            int,
+            "region",
+            price_param="region",
+            detail="optional",
+            alias_add_paths=("/api/region/add-region",),
+        ),
+        TargetKind("isp-mobile", int, "ispMobile", price_param="ispMobile", detail="map"),
+        TargetKind(
+            "cidr",
+            str,
+            None,
+            typed=True,
+            typed_fields={"black": "blackCidr", "white": "whiteCidr"},
+            alias_add_paths=("/api/region/add-cidr",),
+        ),
+        TargetKind(
+            "domain",
+            str,
+            None,
+            formats=frozenset({"video", "pops"}),
+            typed=True,
+            typed_fields={"black": "blackDomain", "white": "whiteDomain"},
+            save_error="Error on save domain item {item}" + TAKEN_SUFFIX,
+        ),
+    )
+}
+
+# Kinds needed before a campaign may start.
+START_REQUIRES: tuple[str, ...] = ("category", "quality", "country")
+# Kinds accepted inside ``target`` on campaign create/update.
+CREATE_TARGET_KINDS: tuple[str, ...] = ("category", "quality", "country", "os", "browser")
+
+# --------------------------------------------------------------------------- lists
+
+
+@dataclass(frozen=True)
+class ListKind:
+    """One of the four source/subId lists of a campaign."""
+
+    name: str  # table value: source_black, source_white, subid_black, subid_white
+    entity: str  # "source" or "subid"
+    list_type: str  # "black" or "white"
+    slug: str  # path part: black-list, white-list, sub-id-black, sub-id-white
+    detail_field: str
+    item_type: type
+
+    @property
+    def read_path(self) -> str:
+        return f"/api/campaign/{self.slug}"
+
+    @property
+    def add_path(self) -> str:
+        return f"/api/campaign/add-{self.slug}"
+
+    @property
+    def drop_path(self) -> str:
+        return f"/api/campaign/drop-{self.slug}"
+
+    @property
+    def batch_add_path(self) -> str:
+        """Source lists share the single-campaign path; subId lists have a ``-batch`` path."""
+        return self.add_path if self.entity == "source" else self.add_path + "-batch"
+
+    @property
+    def batch_drop_path(self) -> str:
+        return self.drop_path if self.entity == "source" else self.drop_path + "-batch"
+
+
+LISTS: dict[str, ListKind] = {
+    lk.name: lk
+    for lk in (
+        ListKind("source_black", "source", "black", "black-list", "blacklist", int),
+        ListKind("source_white", "source", "white", "white-list", "whitelist", int),
+        ListKind("subid_black", "subid", "black", "sub-id-black", "subIdBlack", str),
+        ListKind("subid_white", "subid", "white", "sub-id-white", "subIdWhite", str),
+    )
+}
+
+# --------------------------------------------------------------------------- campaign settings
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A campaign limit parameter, its alternative spelling and the formats allowing it."""
+
+    param: str
+    alias: str | None
+    field: str  # the detail-view / response field
+    kind: type
+    formats: frozenset[str]
+
+
+_SHOW = frozenset({"push", "inpage", "video"})
+_CLICK = frozenset({"push", "inpage", "pops"})
+LIMITS: dict[str, Limit] = {
+    lim.param: lim
+    for lim in (
+        Limit("limit_sum", None, "limit_sum", float, ALL_FORMATS),
+        Limit("limit_show", None, "limit_show", int, _SHOW),
+        Limit("limit_click", None, "limit_click", int, _CLICK),
+        Limit("limit_sum_day", "limit_day_sum", "limit_day_sum", float, ALL_FORMATS),
+        Limit("limit_show_day", "limit_day_show", "limit_day_show", int, _SHOW),
+        Limit("limit_click_day", "limit_day_click", "limit_day_click", int, _CLICK),
+    )
+}
+# Settings that only some formats accept.
+SETTING_FORMATS: dict[str, frozenset[str]] = {
+    "web_view": frozenset({"pops", "video"}),
+    "vpaid": frozenset({"video"}),
+    "placement": frozenset({"video"}),
+}
+# Fields of the create/update response, in the interface's order.
+CAMPAIGN_WRITE_FIELDS: tuple[str, ...] = (
+    "id",
+    "t_created",
+    "status",
+    "status_note",
+    "work_status",
+    "name",
+    "mode",
+    "ad_format",
+    "user_id",
+    "url",
+    "frequency_capping",
+    "limit_day_sum",
+    "limit_day_click",
+    "limit_sum",
+    "limit_click",
+    "note",
+    "allow_proxy",
+    "web_view",
+    "vertical",
+)
+CAMPAIGN_LIST_FIELDS: tuple[str, ...] = (
+    "id",
+    "t_created",
+    "name",
+    "status",
+    "work_status",
+    "status_note",
+    "mode",
+    "ad_format",
+    "user_id",
+    "frequency_capping",
+    "note",
+    "vertical",
+)
+# Fields that count mode reports as numbers.
+COUNT_FIELDS: tuple[str, ...] = (
+    "blacklist",
+    "whitelist",
+    "subIdBlack",
+    "subIdWhite",
+    "whiteCidr",
+    "os",
+    "browser",
+)
+
+# --------------------------------------------------------------------------- CPA rules
+
+CPA_TYPES: tuple[str, ...] = ("sum", "show", "click")
+CPA_CONDS: tuple[str, ...] = ("greater", "less")
+CPA_LEAD_TYPES: tuple[str, ...] = (
+    "click",
+    "lead",
+    "sum",
+    "cpa",
+    "roi",
+    "cpa_main",
+    "lead_main",
+    "starts",
+)
+CPA_FIELDS: tuple[str, ...] = ("type", "cond", "amount", "lead_type", "lead_cond", "lead_amount")
+# Values some formats refuse: ``show`` is not for pops, ``starts`` is video only.
+CPA_TYPE_FORMATS: dict[str, frozenset[str]] = {"show": frozenset({"push", "inpage", "video"})}
+CPA_LEAD_TYPE_FORMATS: dict[str, frozenset[str]] = {"starts": frozenset({"video"})}
+
+# --------------------------------------------------------------------------- creatives
+
+CREATIVE_LIST_FIELDS: tuple[str, ...] = (
+    "id",
+    "t_created",
+    "campaign_id",
+    "title",
+    "status",
+    "work_status",
+    "url",
+    "icon_url",
+    "image_url",
+    "text",
+    "ctr",
+)
+CREATIVE_WRITE_FIELDS: tuple[str, ...] = (
+    "id",
+    "t_created",
+    "status",
+    "status_note",
+    "work_status",
+    "campaign_id",
+    "title",
+    "text",
+    "url",
+    "icon_url",
+    "image_url",
+    "ctr",
+)
+CREATIVE_FILE_FIELDS: tuple[str, ...] = ("iconFile", "imageFile", "videoFile")
+ICON_REQUIRED_FORMATS: frozenset[str] = frozenset({"push", "inpage"})
+IMAGE_FORMATS: frozenset[str] = frozenset({"push", "inpage"})
+VIDEO_CONVERT_STATES: tuple[str, ...] = ("wait", "processing", "success", "fail")
+
+# --------------------------------------------------------------------------- price
+
+PRICE_PARAMS: tuple[str, ...] = tuple(
+    k.price_param for k in TARGET_KINDS.values() if k.price_param is not None
+)
+
+# --------------------------------------------------------------------------- operations
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the interface: a path and the HTTP methods it accepts."""
+
+    name: str
+    path: str
+    methods: tuple[str, ...]
+    batch: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+GET = ("GET",)
+GET_POST = ("GET", "POST")
+POST = ("POST",)
+
+
+def _operations() -> tuple[Operation, ...]:
+    ops = [
+        Operation("campaign.list", "/api/campaign/list", GET),
+        Operation("campaign.item", "/api/campaign/item", GET),
+        Operation("campaign.create", "/api/campaign/create", GET_POST),
+        Operation("campaign.update", "/api/campaign/update", GET_POST),
+    ]
+    for action in WORK_ACTIONS:
+        ops.append(Operation(f"campaign.{action}", f"/api/campaign/{action}", GET))
+        ops.append(
+            Operation(f"campaign.{action}_batch", f"/api/campaign/{action}-batch", GET, True)
+        )
+    for kind in TARGET_KINDS.values():
+        ops.append(
+            Operation(f"target.add.{kind.name}", kind.add_path, GET_POST, False, kind.alias_add_paths)
+        )
+        ops.append(Operation(f"target.drop.{kind.name}", kind.drop_path, GET_POST))
+        ops.append(Operation(f"target.add_batch.{kind.name}", kind.batch_add_path, GET_POST, True))
+        ops.append(Operation(f"target.drop_batch.{kind.name}", kind.batch_drop_path, GET_POST, True))
+    for lk in LISTS.values():
+        ops.append(Operation(f"list.read.{lk.name}", lk.read_path, GET))
+        ops.append(Operation(f"list.add.{lk.name}", lk.add_path, GET_POST))
+        ops.append(Operation(f"list.drop.{lk.name}", lk.drop_path, GET_POST))
+        if lk.entity == "subid":
+            ops.append(Operation(f"list.add_batch.{lk.name}", lk.batch_add_path, GET_POST, True))
+            ops.append(Operation(f"list.drop_batch.{lk.name}", lk.batch_drop_path, GET_POST, True))
+    ops += [
+        Operation("bid_rule.list", "/api/campaign/bid-rules", GET),
+        Operation("bid_rule.add", "/api/campaign/add-bid-rule", GET_POST),
+        Operation(
+            "bid_rule.drop",
+            "/api/campaign/drop-bid-rule",
+            GET_POST,
+            aliases=("/api/campaign/drop-bid-rlue",),
+        ),
+        Operation("cpa_rule.list", "/api/campaign/cpa-rules", GET),
+        Operation("cpa_rule.add", "/api/campaign/add-cpa-rule", GET_POST),
+        Operation(
+            "cpa_rule.drop",
+            "/api/campaign/drop-cpa-rule",
+            GET_POST,
+            aliases=("/api/campaign/drop-cpa-rlue",),
+        ),
+        Operation("creative.list", "/api/creative/list", GET),
+        Operation("creative.item", "/api/creative/item", GET),
+        Operation("creative.create", "/api/creative/create", POST),
+        Operation("creative.update", "/api/creative/update", POST),
+    ]
+    for action in WORK_ACTIONS:
+        ops.append(Operation(f"creative.{action}", f"/api/creative/{action}", GET))
+    ops += [
+        Operation("account.balance", "/api/campaign/balance", GET),
+        Operation("account.dictionaries", "/api/campaign/list-refs-data", GET),
+        Operation("account.search", "/api/campaign/search", GET),
+        Operation("account.price", "/api/campaign/price", GET_POST),
+    ]
+    return tuple(ops)
+
+
+OPERATIONS: tuple[Operation, ...] = _operations()
+OPERATIONS_BY_PATH: dict[str, Operation] = {
+    path: op for op in OPERATIONS for path in (op.path, *op.aliases)
+}
+# Source-list batches share their path with the single-campaign operation: the request says
+# which by carrying ``campaignId`` (batch) or ``id`` (single).
+SHARED_BATCH_PATHS: frozenset[str] = frozenset(
+    lk.add_path for lk in LISTS.values() if lk.entity == "source"
+) | frozenset(lk.drop_path for lk in LISTS.values() if lk.entity == "source")
