@@ -27,7 +27,7 @@ def _sandbox(args: argparse.Namespace) -> int:
     try:
         sandbox.start()
     except OSError as exc:
-        print(f"campaign-toolkit: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"campaign-toolkit: {exc}", file=sys.stderr)
         return 2
     took = time.perf_counter() - started
     keys = sandbox.api_keys

@@ -430,8 +430,7 @@ class Refs:
     regions_by_country: dict[str, tuple[int, ...]] = field(repr=False)
     cities_by_country: dict[str, tuple[int, ...]] = field(repr=False)
     isps_by_country: dict[str, tuple[int, ...]] = field(repr=False)
-    # search indexes, in result order: folded names joined by newlines, the offset of each
-    # name in that text, and the id and country of each name
+    # search indexes by search type (city, region, isp-mobile)
     _index: dict[str, _SearchIndex] = field(repr=False)
 
     # ----------------------------------------------------------------- names and labels
@@ -449,6 +448,7 @@ class Refs:
         return self.categories[fmt.category_group].get(cid)
 
     def city_label(self, city: City) -> str:
+        """``"<city> (<CC> - <region>)"``, or ``"<city> (<CC>)"`` when the region is unknown."""
         if city.region:
             return f"{city.name} ({city.country} - {city.region})"
         return f"{city.name} ({city.country})"

@@ -95,9 +95,14 @@ class Sandbox:
         if self.store.is_empty():
             seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
         self.app = App(self.store, load_refs(), self.config, self.faults, self._control)
-        self._server = make_server(
-            self.host, self.port, self.app, threaded=True, request_handler=QuietHandler
-        )
+        try:
+            self._server = make_server(
+                self.host, self.port, self.app, threaded=True, request_handler=QuietHandler
+            )
+        except (OSError, SystemExit) as exc:  # werkzeug exits when the port is taken
+            self.store.close()
+            self.store = None
+            raise OSError(f"cannot listen on {self.host}:{self.port}: address in use") from exc
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="toolkit-sandbox", daemon=True

@@ -103,10 +103,7 @@ def target_items(
         if index is not None:
             stored = index.get(text)
             if stored is None:
-                where = ""
-                if kind.name == "category":
-                    where = f" for {spec.FORMATS[ad_format].label} campaigns"
-                errors.append(f"Invalid {kind.name} item: {item}{where}; CampaignId: {campaign_id}")
+                errors.append(f"Invalid {kind.name} item: {item}; CampaignId: {campaign_id}")
                 continue
             pairs.append((text, stored))
         elif syntax is not None:

@@ -1,0 +1,122 @@
+"""Fixtures: a sandbox on a free loopback port, and a thin HTTP helper over plain requests."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+
+from toolkit.sandbox import Sandbox
+
+
+def brackets(params: dict[str, Any]) -> list[tuple[str, str]]:
+    """Encode nested params as the interface's query form: ``a[]=``, ``a[K]=``, ``a[K][f]=``."""
+    pairs: list[tuple[str, str]] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(f"{prefix}[{k}]", v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                if isinstance(v, (dict, list, tuple)):
+                    raise ValueError("nested lists need explicit keys")
+                pairs.append((f"{prefix}[]", str(v)))
+        elif value is not None:
+            pairs.append((prefix, str(value)))
+
+    for name, value in params.items():
+        walk(name, value)
+    return pairs
+
+
+class Api:
+    """Plain HTTP calls to the sandbox as one account."""
+
+    def __init__(self, base: str, key: str) -> None:
+        self.base = base
+        self.key = key
+        self.http = requests.Session()
+
+    def get(self, path: str, **params: Any) -> requests.Response:
+        query = [("api-key", self.key), *brackets(params)]
+        return self.http.get(self.base + path, params=query, timeout=30)
+
+    def post_json(self, path: str, body: Any, **query: Any) -> requests.Response:
+        q = [("api-key", self.key), *brackets(query)]
+        return self.http.post(self.base + path, params=q, json=body, timeout=30)
+
+    def post_form(self, path: str, data: Any = None, files: Any = None, **query: Any) -> requests.Response:
+        q = [("api-key", self.key), *brackets(query)]
+        return self.http.post(self.base + path, params=q, data=data, files=files, timeout=30)
+
+    def ok(self, path: str, **params: Any) -> dict[str, Any]:
+        """GET that must answer 200 with ``status: ok``."""
+        r = self.get(path, **params)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body.get("status") == "ok", body
+        return body
+
+    def errors(self, path: str, **params: Any) -> list[str]:
+        """GET that must answer 200 with ``status: error``; its errorList."""
+        r = self.get(path, **params)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["status"] == "error", body
+        return body["errorList"]
+
+    def item(self, cid: int, mode: str = "full") -> dict[str, Any]:
+        return self.ok("/api/campaign/item", id=cid, mode=mode)["item"]
+
+    _names = itertools.count(1)
+
+    def new_campaign(self, ad_format: str = "push", targeted: bool = True, **extra: Any) -> int:
+        """Create a fresh campaign; ``targeted`` gives it category, quality and country."""
+        params: dict[str, Any] = {
+            "adFormat": ad_format,
+            "name": f"test {ad_format} {next(self._names)}",
+            "vertical_id": 1,
+            **extra,
+        }
+        if ad_format == "pops":
+            params.setdefault("url", "https://example.com/landing")
+        if targeted:
+            cats = self.ok("/api/campaign/list-refs-data", type="category")["category"]
+            group = {"inpage": "push"}.get(ad_format, ad_format)
+            params["target"] = {
+                "category": [next(iter(cats[group]))],
+                "quality": ["high"],
+                "country": {"US": "0.5"},
+            }
+        body = self.post_json("/api/campaign/create", params, adFormat=ad_format).json()
+        assert body["status"] == "ok", body
+        return body["item"]["id"]
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[Sandbox]:
+    with Sandbox(campaigns=20, accounts=2) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="session")
+def api(sandbox: Sandbox) -> Api:
+    """The demo account."""
+    return Api(sandbox.url, sandbox.api_keys[0])
+
+
+@pytest.fixture(scope="session")
+def other(sandbox: Sandbox) -> Api:
+    """The second account."""
+    return Api(sandbox.url, sandbox.api_keys[1])
+
+
+@pytest.fixture()
+def fresh_sandbox() -> Iterator[Sandbox]:
+    """A sandbox of its own, for tests that change faults or reset state."""
+    with Sandbox(campaigns=5, accounts=2) as sb:
+        yield sb
