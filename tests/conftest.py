@@ -49,7 +49,9 @@ class Api:
         q = [("api-key", self.key), *brackets(query)]
         return self.http.post(self.base + path, params=q, json=body, timeout=30)
 
-    def post_form(self, path: str, data: Any = None, files: Any = None, **query: Any) -> requests.Response:
+    def post_form(
+        self, path: str, data: Any = None, files: Any = None, **query: Any
+    ) -> requests.Response:
         q = [("api-key", self.key), *brackets(query)]
         return self.http.post(self.base + path, params=q, data=data, files=files, timeout=30)
 

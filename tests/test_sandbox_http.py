@@ -31,8 +31,11 @@ def test_interface_paths_are_all_in_spec():
     # the generic batch form is written with placeholders; concrete ones are checked below
     missing = {p for p in paths if p not in spec.OPERATIONS_BY_PATH}
     assert not missing, missing
-    for kind in re.findall(r"`(connection-type|os|browser|region|isp-mobile|subs-age|country|"
-                           r"quality|category|cidr|domain)`", text):
+    for kind in re.findall(
+        r"`(connection-type|os|browser|region|isp-mobile|subs-age|country|"
+        r"quality|category|cidr|domain)`",
+        text,
+    ):
         assert f"/api/campaign/add-{kind}-batch" in spec.OPERATIONS_BY_PATH
 
 
@@ -50,12 +53,15 @@ def open_interface() -> str:
     pytest.skip("service-interface.md is not beside the checkout")
 
 
-@pytest.mark.parametrize("path,method", [
-    ("/api/campaign/list", "POST"),
-    ("/api/campaign/balance", "POST"),
-    ("/api/creative/create", "GET"),
-    ("/api/campaign/item", "DELETE"),
-])
+@pytest.mark.parametrize(
+    "path,method",
+    [
+        ("/api/campaign/list", "POST"),
+        ("/api/campaign/balance", "POST"),
+        ("/api/creative/create", "GET"),
+        ("/api/campaign/item", "DELETE"),
+    ],
+)
 def test_method_not_allowed(api, path, method):
     r = api.http.request(method, api.base + path, params={"api-key": api.key}, timeout=30)
     assert r.status_code == 405
@@ -124,13 +130,16 @@ def post_raw(api, path, data, content_type, **query):
     )
 
 
-@pytest.mark.parametrize("data,needle", [
-    (b"{not json", "Malformed JSON body"),
-    (b'{"country": ["US"]', "Malformed JSON body"),
-    (b"\xff\xfe\x00{", "not valid UTF-8"),
-    (b"[1, 2, 3]", "must be an object"),
-    (b'"text"', "must be an object"),
-])
+@pytest.mark.parametrize(
+    "data,needle",
+    [
+        (b"{not json", "Malformed JSON body"),
+        (b'{"country": ["US"]', "Malformed JSON body"),
+        (b"\xff\xfe\x00{", "not valid UTF-8"),
+        (b"[1, 2, 3]", "must be an object"),
+        (b'"text"', "must be an object"),
+    ],
+)
 def test_bad_json_body_is_400(api, data, needle):
     r = post_raw(api, "/api/campaign/price", data, "application/json", adFormat="push")
     assert r.status_code == 400
@@ -147,15 +156,17 @@ def test_wrong_content_type_is_400(api):
 
 def test_form_body_is_accepted(api):
     cid = api.new_campaign("push")
-    r = post_raw(api, "/api/campaign/add-os", "id=%d&items[]=3" % cid,
-                 "application/x-www-form-urlencoded")
+    r = post_raw(
+        api, "/api/campaign/add-os", f"id={cid}&items[]=3", "application/x-www-form-urlencoded"
+    )
     assert r.json() == {"status": "ok"}
     assert "3" in api.item(cid)["os"]
 
 
 def test_non_utf8_query_is_400(api):
-    r = api.http.get(api.base + "/api/campaign/list?api-key=" + api.key + "&name=%ff%fe",
-                     timeout=30)
+    r = api.http.get(
+        api.base + "/api/campaign/list?api-key=" + api.key + "&name=%ff%fe", timeout=30
+    )
     assert r.status_code == 400
     assert "UTF-8" in r.json()["errorList"][0]
 
@@ -199,8 +210,14 @@ def test_fuzzed_requests_never_fail_the_server(api):
         path = rng.choice(paths)
         query = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         body = bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 60)))
-        ctype = rng.choice(["application/json", "application/x-www-form-urlencoded",
-                            "multipart/form-data; boundary=xx", "text/plain"])
+        ctype = rng.choice(
+            [
+                "application/json",
+                "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=xx",
+                "text/plain",
+            ]
+        )
         url = f"{api.base}{path}?api-key={api.key}&{query}"
         r = api.http.post(url, data=body, headers={"Content-Type": ctype}, timeout=30)
         assert r.status_code < 500, (path, query, body, r.text)

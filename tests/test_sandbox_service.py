@@ -30,8 +30,9 @@ def key_params(sb: Sandbox) -> dict[str, str]:
 def test_fault_count_then_recovers_and_stats_see_every_try(fresh_sandbox):
     sb = fresh_sandbox
     sb.faults.configure({"rules": [{"status": 503, "count": 2, "path": "/api/campaign/list"}]})
-    codes = [requests.get(list_url(sb), params=key_params(sb), timeout=10).status_code
-             for _ in range(3)]
+    codes = [
+        requests.get(list_url(sb), params=key_params(sb), timeout=10).status_code for _ in range(3)
+    ]
     assert codes == [503, 503, 200]
     assert sb.stats()["GET /api/campaign/list 503"] == 2
     assert sb.stats()["GET /api/campaign/list 200"] == 1
@@ -73,8 +74,10 @@ def test_rate_rules_repeat_with_the_same_seed(fresh_sandbox):
 
     def run() -> list[int]:
         sb.faults.configure({"seed": 3, "rules": [{"status": 500, "rate": 0.5}]})
-        return [requests.get(list_url(sb), params=key_params(sb), timeout=10).status_code
-                for _ in range(20)]
+        return [
+            requests.get(list_url(sb), params=key_params(sb), timeout=10).status_code
+            for _ in range(20)
+        ]
 
     first, second = run(), run()
     assert first == second
@@ -87,10 +90,12 @@ def test_latency_is_added_outside_the_lock(fresh_sandbox):
     sb.faults.configure({"latency_ms": 200})
     started = time.perf_counter()
     with ThreadPoolExecutor(8) as pool:
-        codes = list(pool.map(
-            lambda _: requests.get(list_url(sb), params=key_params(sb), timeout=10).status_code,
-            range(8),
-        ))
+        codes = list(
+            pool.map(
+                lambda _: requests.get(list_url(sb), params=key_params(sb), timeout=10).status_code,
+                range(8),
+            )
+        )
     took = time.perf_counter() - started
     assert codes == [200] * 8
     assert 0.2 <= took < 1.2
@@ -98,16 +103,25 @@ def test_latency_is_added_outside_the_lock(fresh_sandbox):
 
 def test_fault_settings_are_validated(fresh_sandbox):
     url = fresh_sandbox.url + "/_sandbox/faults"
-    for bad in ({"rules": [{"status": 418}]}, {"rules": [{"count": 1}]},
-                {"rules": [{"status": 500, "rate": 2}]}, {"rules": "x"}, {"latency_ms": -1}):
+    for bad in (
+        {"rules": [{"status": 418}]},
+        {"rules": [{"count": 1}]},
+        {"rules": [{"status": 500, "rate": 2}]},
+        {"rules": "x"},
+        {"latency_ms": -1},
+    ):
         r = requests.post(url, json=bad, timeout=10)
         assert r.status_code == 400, bad
         assert r.json()["status"] == "error"
-    r = requests.post(url, json={"latency_ms": 5, "rules": [{"status": 503, "count": 1}]},
-                      timeout=10)
+    r = requests.post(
+        url, json={"latency_ms": 5, "rules": [{"status": 503, "count": 1}]}, timeout=10
+    )
     assert r.json()["rules"][0]["status"] == 503
-    assert requests.delete(url, timeout=10).json() == {"status": "ok", "latency_ms": 0.0,
-                                                        "rules": []}
+    assert requests.delete(url, timeout=10).json() == {
+        "status": "ok",
+        "latency_ms": 0.0,
+        "rules": [],
+    }
 
 
 # --------------------------------------------------------------------------- control
@@ -119,17 +133,26 @@ def test_control_endpoints(fresh_sandbox):
     assert requests.get(base + "/health", timeout=10).json() == {"status": "ok"}
     api = Api(sb.url, sb.api_keys[0])
     cid = api.new_campaign("push")
-    r = requests.post(base + "/moderate",
-                      json={"type": "campaign", "id": cid, "status": "Declined",
-                            "status_note": "landing page broken"}, timeout=10)
+    r = requests.post(
+        base + "/moderate",
+        json={
+            "type": "campaign",
+            "id": cid,
+            "status": "Declined",
+            "status_note": "landing page broken",
+        },
+        timeout=10,
+    )
     assert r.json() == {"status": "ok"}
     item = api.item(cid, "short")
     assert (item["status"], item["status_note"]) == ("Declined", "landing page broken")
-    r = requests.post(base + "/moderate", json={"type": "campaign", "id": cid, "status": "Nope"},
-                      timeout=10)
+    r = requests.post(
+        base + "/moderate", json={"type": "campaign", "id": cid, "status": "Nope"}, timeout=10
+    )
     assert r.status_code == 400
-    r = requests.post(base + "/moderate", json={"type": "campaign", "id": 1, "status": "Approved"},
-                      timeout=10)
+    r = requests.post(
+        base + "/moderate", json={"type": "campaign", "id": 1, "status": "Approved"}, timeout=10
+    )
     assert r.status_code == 404
     keys = requests.post(base + "/reset", json={"campaigns": 3, "seed": 9}, timeout=60).json()
     assert keys["status"] == "ok" and len(keys["api_keys"]) == 2
@@ -150,8 +173,11 @@ def test_concurrent_writes_are_all_kept(fresh_sandbox):
     items = [f"{i:08x}" for i in range(64)]
 
     def add(item: str) -> dict:
-        return Api(sb.url, sb.api_keys[0]).get(
-            "/api/campaign/add-sub-id-black", id=cid, items=[item]).json()
+        return (
+            Api(sb.url, sb.api_keys[0])
+            .get("/api/campaign/add-sub-id-black", id=cid, items=[item])
+            .json()
+        )
 
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(add, items))
@@ -166,8 +192,11 @@ def test_concurrent_adds_of_one_item_save_it_once(fresh_sandbox):
     cid = api.new_campaign("push")
 
     def add(_: int) -> str:
-        return Api(sb.url, sb.api_keys[0]).get(
-            "/api/campaign/add-black-list", id=cid, items=[424242]).json()["status"]
+        return (
+            Api(sb.url, sb.api_keys[0])
+            .get("/api/campaign/add-black-list", id=cid, items=[424242])
+            .json()["status"]
+        )
 
     with ThreadPoolExecutor(8) as pool:
         statuses = list(pool.map(add, range(16)))
@@ -234,9 +263,21 @@ def test_no_log_record_carries_the_key(fresh_sandbox, caplog):
 
 def test_cli_prints_url_and_keys():
     out = subprocess.run(
-        [sys.executable, "-m", "toolkit.cli", "sandbox", "--port", "0", "--campaigns", "2",
-         "--once"],
-        capture_output=True, text=True, timeout=120, check=True,
+        [
+            sys.executable,
+            "-m",
+            "toolkit.cli",
+            "sandbox",
+            "--port",
+            "0",
+            "--campaigns",
+            "2",
+            "--once",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     ).stdout
     assert "Sandbox running at http://127.0.0.1:" in out
     assert "Demo account api-key: " in out
@@ -247,9 +288,20 @@ def test_cli_prints_url_and_keys():
 def test_cli_reports_a_busy_port(fresh_sandbox):
     port = fresh_sandbox.url.rsplit(":", 1)[1]
     proc = subprocess.run(
-        [sys.executable, "-m", "toolkit.cli", "sandbox", "--port", port, "--campaigns", "1",
-         "--once"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "toolkit.cli",
+            "sandbox",
+            "--port",
+            port,
+            "--campaigns",
+            "1",
+            "--once",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2
     assert "cannot listen" in proc.stderr

@@ -58,7 +58,12 @@ CHECK_EXIST: tuple[str, ...] = ("required", "skip")
 ALLOW_PROXY_LABELS: dict[int, str] = {1: "Allow", 0: "Deny"}
 WEB_VIEW_LABELS: dict[str, str] = {"yes": "Enable", "no": "Disable"}
 VIDEO_PLACEMENTS: tuple[str, ...] = ("instream", "outstream", "all")
-SUBS_AGE_GROUPS: dict[int, str] = {1: "1 - 3 days", 2: "4 - 7 days", 3: "8 - 15 days", 4: "16+ days"}
+SUBS_AGE_GROUPS: dict[int, str] = {
+    1: "1 - 3 days",
+    2: "4 - 7 days",
+    3: "8 - 15 days",
+    4: "16+ days",
+}
 
 DICTIONARY_TYPES: tuple[str, ...] = (
     "country",
@@ -467,11 +472,15 @@ def _operations() -> tuple[Operation, ...]:
         )
     for kind in TARGET_KINDS.values():
         ops.append(
-            Operation(f"target.add.{kind.name}", kind.add_path, GET_POST, False, kind.alias_add_paths)
+            Operation(
+                f"target.add.{kind.name}", kind.add_path, GET_POST, False, kind.alias_add_paths
+            )
         )
         ops.append(Operation(f"target.drop.{kind.name}", kind.drop_path, GET_POST))
         ops.append(Operation(f"target.add_batch.{kind.name}", kind.batch_add_path, GET_POST, True))
-        ops.append(Operation(f"target.drop_batch.{kind.name}", kind.batch_drop_path, GET_POST, True))
+        ops.append(
+            Operation(f"target.drop_batch.{kind.name}", kind.batch_drop_path, GET_POST, True)
+        )
     for lk in LISTS.values():
         ops.append(Operation(f"list.read.{lk.name}", lk.read_path, GET))
         ops.append(Operation(f"list.add.{lk.name}", lk.add_path, GET_POST))

@@ -26,12 +26,20 @@ def start_once(campaigns: int) -> tuple[float, dict[str, int], float]:
         with sb.store.lock:
             counts = {
                 table: sb.store.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-                for table in ("campaigns", "targets", "countries", "lists", "bid_rules",
-                              "cpa_rules", "creatives")
+                for table in (
+                    "campaigns",
+                    "targets",
+                    "countries",
+                    "lists",
+                    "bid_rules",
+                    "cpa_rules",
+                    "creatives",
+                )
             }
         t = time.perf_counter()
-        r = requests.get(f"{sb.url}/api/campaign/list", params={"api-key": sb.api_keys[0]},
-                         timeout=60)
+        r = requests.get(
+            f"{sb.url}/api/campaign/list", params={"api-key": sb.api_keys[0]}, timeout=60
+        )
         r.raise_for_status()
         list_s = time.perf_counter() - t
     finally:
@@ -51,9 +59,11 @@ def main() -> None:
     runs = [start_once(args.campaigns) for _ in range(args.repeat)]
     big = [r[0] for r in runs]
     print(f"baseline  50 campaigns: median start {statistics.median(base):.2f} s")
-    print(f"{args.campaigns:>5} campaigns: median start {statistics.median(big):.2f} s "
-          f"(max {max(big):.2f} s; {statistics.median(big) / statistics.median(base):.1f}x the "
-          f"baseline; target < 30 s)")
+    print(
+        f"{args.campaigns:>5} campaigns: median start {statistics.median(big):.2f} s "
+        f"(max {max(big):.2f} s; {statistics.median(big) / statistics.median(base):.1f}x the "
+        f"baseline; target < 30 s)"
+    )
     print(f"rows: {runs[-1][1]}")
     print(f"list of all campaigns: {runs[-1][2] * 1000:.0f} ms")
 

@@ -78,7 +78,9 @@ class App:
 
     # ------------------------------------------------------------------ WSGI
 
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def __call__(
+        self, environ: dict[str, Any], start_response: Callable[..., Any]
+    ) -> Iterable[bytes]:
         request = Request(environ)
         request.max_content_length = MAX_BODY
         try:
@@ -149,7 +151,9 @@ class App:
             raise NotFound(f"Unknown operation: {path}")
         if request.method not in self.methods[path]:
             allowed = " or ".join(self.methods[path])
-            raise MethodNotAllowed(f"Method {request.method} is not allowed for {path}; use {allowed}")
+            raise MethodNotAllowed(
+                f"Method {request.method} is not allowed for {path}; use {allowed}"
+            )
         data = qs.decode(request.environ.get("QUERY_STRING", "").encode("latin-1"))
         key = data.pop("api-key", None)
         user_id = self.authenticate(key)
@@ -231,7 +235,8 @@ class App:
             raise BadRequest(f"Malformed multipart body: {exc}") from None
         for name, storage in uploads.items(multi=False):
             files[name] = Upload(
-                storage.filename or name, storage.mimetype or "application/octet-stream",
+                storage.filename or name,
+                storage.mimetype or "application/octet-stream",
                 storage.read(),
             )
         body = qs.decode_pairs(form.items(multi=True))

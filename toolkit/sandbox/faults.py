@@ -78,7 +78,9 @@ class Faults:
             rules = []
             for i, raw in enumerate(data["rules"]):
                 if not isinstance(raw, dict) or set(raw) - known:
-                    raise BadRequest(f"rules[{i}] must be an object with keys among {sorted(known)}")
+                    raise BadRequest(
+                        f"rules[{i}] must be an object with keys among {sorted(known)}"
+                    )
                 try:
                     rules.append(FaultRule(**raw))
                 except TypeError as exc:

@@ -133,7 +133,9 @@ class Params:
             raise Business(f"Parameter '{name}' is required")
         return out
 
-    def get_map(self, name: str, value_type: type = float, required: bool = False) -> dict[str, Any]:
+    def get_map(
+        self, name: str, value_type: type = float, required: bool = False
+    ) -> dict[str, Any]:
         """A map parameter ``name[KEY]=v`` or a JSON object; keys stay strings."""
         value = self._get(name, required)
         if value is _MISSING:
@@ -141,7 +143,9 @@ class Params:
         if isinstance(value, list) and not value:
             return {}
         if not isinstance(value, dict):
-            raise BadRequest(f"Parameter '{name}' must be a map of KEY to value, got {_show(value)}")
+            raise BadRequest(
+                f"Parameter '{name}' must be a map of KEY to value, got {_show(value)}"
+            )
         convert = CONVERTERS[value_type]
         out, bad = {}, []
         for key, item in value.items():
@@ -156,7 +160,11 @@ class Params:
         return out
 
     def get_choice(
-        self, name: str, choices: tuple[str, ...], default: str | None = None, required: bool = False
+        self,
+        name: str,
+        choices: tuple[str, ...],
+        default: str | None = None,
+        required: bool = False,
     ) -> str | None:
         """A string among ``choices`` (case-insensitive); anything else is a business error."""
         value = self.get_str(name, required=required)

@@ -40,7 +40,7 @@ def decode_pairs(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
         node: Any = root
         for i, part in enumerate(path):
             last = i == len(path) - 1
-            name = path[0] + "".join(f"[{p}]" for p in path[1:i + 1])
+            name = path[0] + "".join(f"[{p}]" for p in path[1 : i + 1])
             if isinstance(node, list):
                 if part != "":
                     raise BadRequest(f"Parameter '{name}' mixes list and keyed forms")

@@ -156,8 +156,9 @@ class Sandbox:
 
     # ------------------------------------------------------------------ control
 
-    def reset(self, campaigns: int | None = None, seed: int | None = None,
-              accounts: int | None = None) -> list[str]:
+    def reset(
+        self, campaigns: int | None = None, seed: int | None = None, accounts: int | None = None
+    ) -> list[str]:
         """Drop all state and seed again; returns the new api keys."""
         assert self.store is not None, "the sandbox is not running"
         self.campaigns = self.campaigns if campaigns is None else int(campaigns)
@@ -168,8 +169,14 @@ class Sandbox:
             seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
         return self.store.api_keys()
 
-    def moderate(self, kind: str, id: int, status: str, status_note: str | None = None,  # noqa: A002
-                 convert: str | None = None) -> None:
+    def moderate(
+        self,
+        kind: str,
+        id: int,
+        status: str,
+        status_note: str | None = None,  # noqa: A002
+        convert: str | None = None,
+    ) -> None:
         """Set the moderation status of a campaign or creative (and a video's conversion)."""
         assert self.store is not None, "the sandbox is not running"
         statuses = spec.CAMPAIGN_STATUSES if kind == "campaign" else spec.CREATIVE_STATUSES
@@ -205,8 +212,13 @@ class Sandbox:
             for required in ("type", "id", "status"):
                 if required not in data:
                     raise BadRequest(f"'{required}' is required")
-            self.moderate(data["type"], int(data["id"]), data["status"],
-                          data.get("status_note"), data.get("convert"))
+            self.moderate(
+                data["type"],
+                int(data["id"]),
+                data["status"],
+                data.get("status_note"),
+                data.get("convert"),
+            )
             return {"status": "ok"}
         if name == "faults":
             if method == "GET":
