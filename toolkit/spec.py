@@ -16,6 +16,8 @@ frozenset({'push'})
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from dataclasses import dataclass, field
 
 # --------------------------------------------------------------------------- formats
@@ -522,6 +524,7 @@ def _operations() -> tuple[Operation, ...]:
 
 
 OPERATIONS: tuple[Operation, ...] = _operations()
+OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
 OPERATIONS_BY_PATH: dict[str, Operation] = {
     path: op for op in OPERATIONS for path in (op.path, *op.aliases)
 }
@@ -530,3 +533,50 @@ OPERATIONS_BY_PATH: dict[str, Operation] = {
 SHARED_BATCH_PATHS: frozenset[str] = frozenset(
     lk.add_path for lk in LISTS.values() if lk.entity == "source"
 ) | frozenset(lk.drop_path for lk in LISTS.values() if lk.entity == "source")
+
+
+# --------------------------------------------------------------------------- value syntax
+
+_HEX = re.compile(r"^[0-9a-fA-F]{1,64}$")
+_DOMAIN = re.compile(
+    r"^(?=.{1,253}$)(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$",
+    re.IGNORECASE,
+)
+MAX_SOURCE_ID = 2**63 - 1
+
+
+def is_hex(value: str) -> bool:
+    """A subId (or bid-rule item): 1 to 64 hexadecimal digits."""
+    return bool(_HEX.match(value))
+
+
+def is_source_id(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_SOURCE_ID
+
+
+def is_cidr(value: str) -> bool:
+    """IPv4/IPv6 address, CIDR with host bits clear, or a range ``<ip>-<ip>`` of one family.
+
+    >>> is_cidr("10.0.0.0/8"), is_cidr("10.0.0.1/8"), is_cidr("1.1.1.1-1.1.1.9")
+    (True, False, True)
+    """
+    text = value.strip()
+    try:
+        if "-" in text:
+            lo, hi = (ipaddress.ip_address(p.strip()) for p in text.split("-", 1))
+            return lo.version == hi.version and lo <= hi
+        if "/" in text:
+            ipaddress.ip_network(text, strict=True)
+            return True
+        ipaddress.ip_address(text)
+        return True
+    except ValueError:
+        return False
+
+
+def is_domain(value: str) -> bool:
+    """A host name, optionally ``*.``-prefixed."""
+    return bool(_DOMAIN.match(value.strip()))
+
+
+SYNTAX: dict[str, object] = {"cidr": is_cidr, "domain": is_domain}

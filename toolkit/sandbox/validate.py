@@ -6,42 +6,14 @@ request that fails validation is answered with all of its problems and changes n
 
 from __future__ import annotations
 
-import ipaddress
-import re
 from typing import Any
 
 from .. import spec
 from .refs import Refs
 
-HEX = re.compile(r"^[0-9a-fA-F]{1,64}$")
-DOMAIN = re.compile(
-    r"^(?=.{1,253}$)(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$",
-    re.IGNORECASE,
-)
-MAX_SOURCE_ID = 2**63 - 1
-
-
-def check_cidr(value: str) -> bool:
-    """IPv4/IPv6 address, CIDR with host bits clear, or a range ``<ip>-<ip>`` of one family."""
-    text = value.strip()
-    try:
-        if "-" in text:
-            lo, hi = (ipaddress.ip_address(p.strip()) for p in text.split("-", 1))
-            return lo.version == hi.version and lo <= hi
-        if "/" in text:
-            ipaddress.ip_network(text, strict=True)
-            return True
-        ipaddress.ip_address(text)
-        return True
-    except ValueError:
-        return False
-
-
-def check_domain(value: str) -> bool:
-    return bool(DOMAIN.match(value.strip()))
-
-
-SYNTAX = {"cidr": check_cidr, "domain": check_domain}
+check_cidr = spec.is_cidr
+check_domain = spec.is_domain
+SYNTAX = spec.SYNTAX
 
 
 def format_error(kind: str, ad_format: str, campaign_id: int) -> str:
@@ -132,13 +104,13 @@ def list_items(lk: spec.ListKind, items: list[Any], campaign_id: int | None = No
     errors = []
     for item in items:
         if lk.entity == "source":
-            if not (isinstance(item, int) and 0 < item <= MAX_SOURCE_ID):
+            if not (isinstance(item, int) and 0 < item <= spec.MAX_SOURCE_ID):
                 errors.append(f"Invalid source id: {item}{where}")
-        elif not HEX.match(str(item)):
+        elif not spec.is_hex(str(item)):
             errors.append(f"Invalid subId (not hexadecimal): {item}{where}")
     return errors
 
 
 def rule_items(items: list[str]) -> list[str]:
     """Bid-rule items are source ids or subIds: hexadecimal strings either way."""
-    return [f"Invalid bid rule item (not a source id or subId): {i}" for i in items if not HEX.match(i)]
+    return [f"Invalid bid rule item (not a source id or subId): {i}" for i in items if not spec.is_hex(i)]

@@ -1,0 +1,85 @@
+"""Account-wide operations: balance, dictionaries, search, price estimates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .. import spec
+from . import checks
+from .base import Resource
+
+
+class Account(Resource):
+    """``client.account``.
+
+    >>> client.account.balance()                                          # doctest: +SKIP
+    {'user_id': 1001, 'currency': 'USD', 'balance': 1234.5}
+    >>> client.account.price("push", country=["US"], quality=["high"])    # doctest: +SKIP
+    """
+
+    def balance(self) -> dict[str, Any]:
+        return self._call("account.balance")
+
+    def dictionaries(self, type: str | None = None) -> dict[str, Any]:  # noqa: A002
+        """Every dictionary (or one), keyed by type."""
+        kind = checks.choice("type", type, spec.DICTIONARY_TYPES)
+        answer = self._call("account.dictionaries", {"type": kind})
+        return {k: v for k, v in answer.items() if k != "status"}
+
+    def dictionary(self, type: str) -> dict[str, Any]:  # noqa: A002
+        """One dictionary: id -> label (``category``: format group -> id -> name)."""
+        kind = checks.choice("type", type, spec.DICTIONARY_TYPES)
+        return self.dictionaries(kind)[kind]
+
+    def search(
+        self,
+        type: str,  # noqa: A002
+        text: str,
+        *,
+        country: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> dict[str, str]:
+        """Cities, regions or mobile ISPs whose name contains ``text``: id -> label."""
+        kind = checks.choice("type", type, spec.SEARCH_TYPES)
+        problems = []
+        if len(text.strip()) < spec.SEARCH_MIN_CHARS:
+            problems.append(f"search text needs at least {spec.SEARCH_MIN_CHARS} characters")
+        if limit is not None and not 1 <= int(limit) <= spec.SEARCH_LIMIT_MAX:
+            problems.append(f"limit must be from 1 to {spec.SEARCH_LIMIT_MAX}, got {limit}")
+        if country and kind not in spec.SEARCH_COUNTRY_FILTER:
+            problems.append(f"country filters only {', '.join(sorted(spec.SEARCH_COUNTRY_FILTER))}")
+        if country:
+            k = spec.TARGET_KINDS["country"]
+            for code in country:
+                problems += checks.item_problems(k, code)
+        checks.raise_if(problems)
+        params = {"type": kind, "search": text, "country": list(country or []) or None,
+                  "limit": limit}
+        return self._call("account.search", params)
+
+    def price(self, ad_format: str, **targeting: Sequence[Any]) -> dict[str, Any]:
+        """Minimum and recommended bid with estimated traffic for a targeting.
+
+        Keywords are the price parameters (``country``, ``quality``, ``os``, ``subsAge``, ...);
+        target kind names work too (``subs_age``, ``isp_mobile``).
+        """
+        ad_format = checks.choice("ad_format", ad_format, spec.FORMAT_CODES)
+        by_name = {k.price_param: k for k in spec.TARGET_KINDS.values() if k.price_param}
+        by_name.update({k.column: k for k in spec.TARGET_KINDS.values() if k.price_param})
+        params: dict[str, Any] = {"adFormat": ad_format}
+        problems: list[str] = []
+        for name, values in targeting.items():
+            kind = by_name.get(name)
+            if kind is None:
+                problems.append(f"unknown price parameter {name!r}; use {', '.join(spec.PRICE_PARAMS)}")
+                continue
+            if values is None:
+                continue
+            try:
+                checks.target_items(kind, values, None, [ad_format])
+            except checks.ValidationError as exc:
+                problems += [f"{name}: {p}" for p in exc.problems]
+            params[kind.price_param] = list(checks._as_list(values))
+        checks.raise_if(problems)
+        return self._call("account.price", params)["price"]

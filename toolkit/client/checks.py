@@ -1,0 +1,176 @@
+"""Checks the client runs before sending: values the interface's vocabulary says are wrong.
+
+Each check collects every problem and raises one :class:`~toolkit.errors.ValidationError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+from .. import spec
+from ..errors import ValidationError
+
+
+@lru_cache(maxsize=1)
+def country_codes() -> frozenset[str]:
+    import pycountry
+
+    return frozenset(c.alpha_2 for c in pycountry.countries)
+
+
+@lru_cache(maxsize=1)
+def language_codes() -> frozenset[str]:
+    import pycountry
+
+    return frozenset(lang.alpha_2 for lang in pycountry.languages if hasattr(lang, "alpha_2"))
+
+
+def raise_if(problems: list[str]) -> None:
+    if problems:
+        raise ValidationError(problems)
+
+
+def choice(name: str, value: str | None, allowed: Iterable[str]) -> str | None:
+    """``value`` lower-cased if among ``allowed`` (case-insensitive); None passes."""
+    if value is None:
+        return None
+    allowed = tuple(allowed)
+    low = str(value).lower()
+    for option in allowed:
+        if option.lower() == low:
+            return option
+    raise ValidationError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def kind(name: str) -> spec.TargetKind:
+    found = spec.TARGET_KINDS.get(name) or spec.TARGET_KINDS.get(str(name).replace("_", "-"))
+    if found is None:
+        raise ValidationError(
+            f"unknown target kind {name!r}; kinds: {', '.join(spec.TARGET_KINDS)}"
+        )
+    return found
+
+
+def list_kind(name: str) -> spec.ListKind:
+    found = spec.LISTS.get(name)
+    if found is None:
+        raise ValidationError(f"unknown list {name!r}; lists: {', '.join(spec.LISTS)}")
+    return found
+
+
+def number(name: str, value: Any, positive: bool = True) -> list[str]:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        return [f"{name} must be a number, got {value!r}"]
+    if value != value or value in (float("inf"), float("-inf")):
+        return [f"{name} must be a finite number, got {value!r}"]
+    if positive and value <= 0:
+        return [f"{name} must be greater than 0, got {value!r}"]
+    return []
+
+
+def target_items(
+    k: spec.TargetKind, items: Any, list_type: str | None, ad_formats: Iterable[str | None]
+) -> tuple[Any, str | None]:
+    """Checked items (a dict of bids for country add) and the list type for typed kinds."""
+    problems: list[str] = []
+    if k.typed:
+        list_type = choice("list_type", list_type or "black", spec.LIST_TYPES)
+    elif list_type is not None:
+        problems.append(f"list_type is only for {', '.join(n for n, x in spec.TARGET_KINDS.items() if x.typed)}")
+    for fmt in {f for f in ad_formats if f}:
+        if not k.allowed_for(fmt):
+            label = spec.FORMATS[fmt].label
+            problems.append(f"targeting '{k.name}' is not available for {label} campaigns")
+    values = list(items.keys()) if isinstance(items, Mapping) else _as_list(items)
+    if not values:
+        problems.append("items must not be empty")
+    for value in values:
+        problems += item_problems(k, value)
+    if isinstance(items, Mapping):
+        for code, bid in items.items():
+            problems += number(f"bid for {code}", bid)
+    raise_if(problems)
+    return items, list_type
+
+
+def item_problems(k: spec.TargetKind, value: Any) -> list[str]:
+    """Problems of one item of kind ``k`` that need no dictionary lookup but ISO codes."""
+    if k.item_type is int:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        if not ok and not (isinstance(value, str) and value.isdigit()):
+            return [f"{k.name} item must be a positive integer id, got {value!r}"]
+        return []
+    if not isinstance(value, str):
+        return [f"{k.name} item must be a string, got {value!r}"]
+    if k.values is not None and value not in k.values:
+        return [f"unknown {k.name} {value!r}; allowed: {', '.join(k.values)}"]
+    if k.name == "country" and value not in country_codes():
+        return [f"unknown country code {value!r} (ISO 3166-1 alpha-2, upper case)"]
+    if k.name == "language" and value not in language_codes():
+        return [f"unknown language code {value!r} (ISO 639-1, lower case)"]
+    check = spec.SYNTAX.get(k.name)
+    if check is not None and not check(value):  # type: ignore[operator]
+        return [f"invalid {k.name} item {value!r}"]
+    return []
+
+
+def list_items(lk: spec.ListKind, items: Any) -> list[Any]:
+    values = _as_list(items)
+    problems = [] if values else ["items must not be empty"]
+    for value in values:
+        if lk.entity == "source":
+            if not spec.is_source_id(value) and not (isinstance(value, str) and value.isdigit()):
+                problems.append(f"source id must be a positive integer, got {value!r}")
+        elif not (isinstance(value, str) and spec.is_hex(value)):
+            problems.append(f"subId must be a hexadecimal string, got {value!r}")
+    raise_if(problems)
+    return values
+
+
+def rule_items(items: Any) -> list[str]:
+    values = [str(v) for v in _as_list(items)]
+    problems = [] if values else ["items must not be empty"]
+    problems += [f"bid rule item must be a source id or a hex subId, got {v!r}"
+                 for v in values if not spec.is_hex(v)]
+    raise_if(problems)
+    return values
+
+
+def _as_list(items: Any) -> list[Any]:
+    if isinstance(items, (str, bytes, int)):
+        return [items]
+    return list(items)
+
+
+def cpa_rule(rule: Mapping[str, Any], where: str, full: bool) -> list[str]:
+    problems = []
+    allowed = {"type": spec.CPA_TYPES, "cond": spec.CPA_CONDS, "lead_type": spec.CPA_LEAD_TYPES,
+               "lead_cond": spec.CPA_CONDS}
+    for name in spec.CPA_FIELDS:
+        if name not in rule:
+            if full:
+                problems.append(f"{where}: field {name!r} is required")
+            continue
+        value = rule[name]
+        if name in allowed:
+            if value not in allowed[name]:
+                problems.append(f"{where}: {name} must be one of {', '.join(allowed[name])}, "
+                                f"got {value!r}")
+        else:
+            problems += [f"{where}: {p}" for p in number(name, value, positive=False)]
+    unknown = set(rule) - set(spec.CPA_FIELDS) - {"id"}
+    if unknown:
+        problems.append(f"{where}: unknown fields {sorted(unknown)}")
+    return problems
+
+
+def creative_texts(title: str | None, text: str | None) -> list[str]:
+    problems = []
+    if title is not None and len(title) > spec.CREATIVE_TITLE_MAX:
+        problems.append(f"title is {len(title)} characters; at most {spec.CREATIVE_TITLE_MAX}")
+    if text is not None and len(text) > spec.CREATIVE_TEXT_MAX:
+        problems.append(f"text is {len(text)} characters; at most {spec.CREATIVE_TEXT_MAX}")
+    return problems

@@ -1,0 +1,149 @@
+"""Creatives: list, detail, create and update with files, start/pause/archive."""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+from typing import IO, Any
+
+from .. import spec
+from . import checks
+from .base import Resource
+
+FileLike = str | Path | bytes | IO[bytes]
+
+
+def read_file(name: str, value: FileLike) -> tuple[str, bytes, str]:
+    """``(filename, data, mimetype)`` from a path, bytes, or an open binary file."""
+    if isinstance(value, (str, Path)):
+        path = Path(value)
+        if not path.is_file():
+            raise checks.ValidationError(f"{name}: no such file: {path}")
+        data, filename = path.read_bytes(), path.name
+    elif isinstance(value, (bytes, bytearray)):
+        data, filename = bytes(value), name
+    elif hasattr(value, "read"):
+        data = value.read()
+        if isinstance(data, str):
+            raise checks.ValidationError(f"{name}: open the file in binary mode ('rb')")
+        filename = Path(getattr(value, "name", name) or name).name
+    else:
+        raise checks.ValidationError(f"{name}: expected a path, bytes or a binary file object")
+    if not data:
+        raise checks.ValidationError(f"{name}: the file is empty")
+    mime = mimetypes.guess_type(filename)[0] or _sniff(data)
+    return filename, data, mime
+
+
+def _sniff(data: bytes) -> str:
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[4:8] == b"ftyp":
+        return "video/mp4"
+    return "application/octet-stream"
+
+
+class Creatives(Resource):
+    """``client.creatives``.
+
+    >>> client.creatives.create(cid, name="v1", title="Hello", url="https://example.com",
+    ...                         icon="icon.png")                          # doctest: +SKIP
+    """
+
+    def list(
+        self,
+        campaign_id: int | None = None,
+        *,
+        status: str | None = None,
+        work_status: str | None = None,
+        title: str | None = None,
+        text: str | None = None,
+        url: str | None = None,
+    ) -> list[dict[str, Any]]:
+        params = {
+            "campaignId": campaign_id,
+            "status": checks.choice("status", status, [s.lower() for s in spec.CREATIVE_STATUSES]),
+            "work_status": checks.choice(
+                "work_status", work_status, [s.lower() for s in spec.WORK_STATUSES]
+            ),
+            "title": title,
+            "text": text,
+            "url": url,
+        }
+        return self._call("creative.list", params)["items"]
+
+    def get(self, creative_id: int) -> dict[str, Any]:
+        return self._call("creative.item", {"id": int(creative_id)})["item"]
+
+    def create(
+        self,
+        campaign_id: int,
+        *,
+        name: str,
+        title: str,
+        url: str | None = None,
+        text: str | None = None,
+        work_status: str | None = None,
+        youtube_url: str | None = None,
+        icon: FileLike | None = None,
+        image: FileLike | None = None,
+        video: FileLike | None = None,
+    ) -> dict[str, Any]:
+        """Create a creative; files are paths, bytes or binary file objects. Not retried once
+        sent (a repeat could create a duplicate)."""
+        fields, files = self._form(name, title, url, text, work_status, youtube_url,
+                                   icon, image, video)
+        return self._call("creative.create", {"campaignId": int(campaign_id), **fields},
+                          safe=False, files=files)["item"]
+
+    def update(
+        self,
+        creative_id: int,
+        *,
+        name: str,
+        title: str,
+        url: str | None = None,
+        text: str | None = None,
+        work_status: str | None = None,
+        youtube_url: str | None = None,
+        icon: FileLike | None = None,
+        image: FileLike | None = None,
+        video: FileLike | None = None,
+    ) -> dict[str, Any]:
+        """Update a creative; files not given are kept."""
+        fields, files = self._form(name, title, url, text, work_status, youtube_url,
+                                   icon, image, video)
+        return self._call("creative.update", {"id": int(creative_id), **fields},
+                          files=files)["item"]
+
+    @staticmethod
+    def _form(
+        name: str, title: str, url: str | None, text: str | None, work_status: str | None,
+        youtube_url: str | None, icon: FileLike | None, image: FileLike | None,
+        video: FileLike | None,
+    ) -> tuple[dict[str, Any], dict[str, tuple[str, bytes, str]]]:
+        problems = checks.creative_texts(title, text)
+        if not str(name).strip():
+            problems.append("name must not be empty")
+        status = checks.choice("work_status", work_status, ("paused", "started", "archived"))
+        checks.raise_if(problems)
+        fields = {"name": name, "title": title, "url": url, "text": text,
+                  "work_status": status, "youtubeUrl": youtube_url}
+        files = {}
+        for field, value in (("iconFile", icon), ("imageFile", image), ("videoFile", video)):
+            if value is not None:
+                files[field] = read_file(field, value)
+        return {k: v for k, v in fields.items() if v is not None}, files
+
+    def start(self, creative_id: int) -> dict[str, Any]:
+        return self._call("creative.start", {"id": int(creative_id)})
+
+    def pause(self, creative_id: int) -> dict[str, Any]:
+        return self._call("creative.pause", {"id": int(creative_id)})
+
+    def archive(self, creative_id: int) -> dict[str, Any]:
+        return self._call("creative.archive", {"id": int(creative_id)})

@@ -1,0 +1,353 @@
+"""The one object that talks HTTP: session, encoding, timeouts, retries, rate limit, redaction.
+
+Resource methods only build paths and parameters and call :meth:`Transport.call`.
+
+Retry policy (see docs/client.md):
+
+- every request is retried when it surely never reached the service (the connection was
+  refused or could not be opened in time) and on HTTP 429 (honouring ``Retry-After``);
+- *safe* requests (reads, and writes whose repetition is harmless: add/drop of items, updates,
+  start/pause/archive) are also retried on read timeouts, dropped connections and HTTP 500,
+  502, 503 and 504;
+- *unsafe* writes (creating a campaign or a creative, adding CPA rules) are not retried once
+  they may have reached the service, since a repeat could create a duplicate.
+
+Waits grow exponentially with full jitter: ``uniform(0, min(max_backoff, backoff * 2**n))``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import qs_codec
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+
+from ..errors import ApiError, AuthError, NotFoundError, RateLimitError, TransportError
+
+log = logging.getLogger("toolkit.client")
+
+MAX_URL = 4096
+RETRY_STATUSES = frozenset({500, 502, 503, 504})
+_KEY_IN_TEXT = re.compile(r"(api-key(?:=|%3D|\"?\s*:\s*\"?))[^&\s\"',;)]+", re.IGNORECASE)
+
+
+def redact(text: str, key: str | None = None) -> str:
+    """Remove an api-key from any text: ``api-key=...`` parameters and the literal key."""
+    text = _KEY_IN_TEXT.sub(r"\1***", text)
+    if key:
+        text = text.replace(key, "***")
+    return text
+
+
+class _RedactUrllib3(logging.Filter):
+    """urllib3 logs each request line with its query string: scrub the key from it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            args = record.args if isinstance(record.args, tuple) else (record.args,)
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in args)
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        return True
+
+
+_FILTER = _RedactUrllib3()
+for _name in ("urllib3.connectionpool", "urllib3.util.retry", "urllib3"):
+    _logger = logging.getLogger(_name)
+    if _FILTER not in _logger.filters:
+        _logger.addFilter(_FILTER)
+
+
+# --------------------------------------------------------------------------- values
+
+
+def format_number(value: float | Decimal) -> str:
+    """A number as the user meant it: ``0.1 + 0.2`` -> ``0.3``, never in exponent form.
+
+    >>> format_number(0.1 + 0.2), format_number(1e-05), format_number(Decimal("2.50"))
+    ('0.3', '0.00001', '2.50')
+    """
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    text = format(Decimal(f"{value:.15g}"), "f")
+    return text
+
+
+def plain(value: Any) -> Any:
+    """Prepare a value for a query string or a JSON body: exact numbers, 1/0 booleans."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, float):
+        return Decimal(format_number(value))
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    return value
+
+
+def _query_value(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, dict):
+        return {k: _query_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if any(isinstance(v, dict) for v in value):  # records: items[K][field]=v
+            return {str(i): _query_value(v) for i, v in enumerate(value)}
+        return [_query_value(v) for v in value]
+    return value
+
+
+def encode_query(params: Mapping[str, Any]) -> str:
+    """Bracketed query string: ``a[]=1&a[]=2``, ``m[US]=0.5``, ``items[0][type]=sum``.
+
+    >>> encode_query({"id": 7, "items": ["a b", "c"], "bid": 0.1 + 0.2})
+    'id=7&items%5B%5D=a%20b&items%5B%5D=c&bid=0.3'
+    """
+    data = {k: _query_value(plain(v)) for k, v in params.items() if v is not None}
+    return qs_codec.encode(
+        data, qs_codec.EncodeOptions(list_format=qs_codec.ListFormat.BRACKETS)
+    )
+
+
+def encode_json(params: Mapping[str, Any]) -> bytes:
+    """A JSON body with numbers written exactly (``0.3``, not ``0.30000000000000004``)."""
+    data = plain({k: v for k, v in params.items() if v is not None})
+    text = json.dumps(_to_json(data), ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8")
+
+
+def _to_json(value: Any) -> Any:
+    """Decimals become floats: a decimal of up to 15 digits reads back as the same float."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- rate limit
+
+
+class RateLimiter:
+    """At most ``rate`` requests per second across threads (a token bucket of ``burst``)."""
+
+    def __init__(self, rate: float, burst: int | None = None) -> None:
+        if rate <= 0:
+            raise ValueError(f"rate must be > 0 requests per second, got {rate}")
+        self.rate = float(rate)
+        self.capacity = float(burst if burst is not None else max(1, int(rate)))
+        self._tokens = self.capacity
+        self._stamp = time.monotonic()
+        self._lock = threading.Lock()
+
+    def acquire(self) -> None:
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                self._tokens = min(self.capacity, self._tokens + (now - self._stamp) * self.rate)
+                self._stamp = now
+                if self._tokens >= 1:
+                    self._tokens -= 1
+                    return
+                wait = (1 - self._tokens) / self.rate
+            time.sleep(wait)
+
+
+# --------------------------------------------------------------------------- transport
+
+
+@dataclass(frozen=True)
+class Request:
+    """One call: which operation, how to send it, and whether a repeat is harmless."""
+
+    operation: str
+    method: str
+    path: str
+    params: Mapping[str, Any]
+    safe: bool = True
+    post_allowed: bool = False
+    files: Mapping[str, tuple[str, bytes, str]] | None = None
+
+
+class Transport:
+    """Base URL, key, pooled session, timeouts, retries with backoff, rate limit, redaction."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float | tuple[float, float] = (5.0, 60.0),
+        retries: int = 4,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        max_retry_after: float = 120.0,
+        rate_limit: float | None = None,
+        pool_size: int = 16,
+        session: requests.Session | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._key = api_key
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.max_retry_after = max_retry_after
+        self.limiter = RateLimiter(rate_limit) if rate_limit else None
+        self.pool_size = pool_size
+        self.session = session or requests.Session()
+        adapter = HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self._rng = random.Random()
+
+    def __repr__(self) -> str:
+        return f"<Transport {self.base_url} key=***>"
+
+    def close(self) -> None:
+        self.session.close()
+
+    # ------------------------------------------------------------------ encoding
+
+    def prepare(self, req: Request) -> tuple[str, str, bytes | None, dict[str, str]]:
+        """``(method, url, body, headers)``; long queries go into a JSON body when allowed."""
+        key_query = encode_query({"api-key": self._key})
+        query = encode_query(req.params)
+        url = f"{self.base_url}{req.path}?{key_query}"
+        if req.files is not None:
+            return "POST", f"{url}&{query}" if query else url, None, {}
+        if req.method == "GET" and len(url) + 1 + len(query) <= MAX_URL:
+            return "GET", f"{url}&{query}" if query else url, None, {}
+        if req.post_allowed or req.method == "POST":
+            headers = {"Content-Type": "application/json"}
+            return "POST", url, encode_json(req.params), headers
+        raise ValueError(
+            f"{req.operation}: the query would be {len(url) + len(query)} characters "
+            f"(limit {MAX_URL}); send fewer items per call"
+        )
+
+    def url_room(self, path: str) -> int:
+        """Characters left for parameters in a GET to ``path``."""
+        return MAX_URL - len(self.base_url) - len(path) - len(encode_query({"api-key": "x" * 64}))
+
+    # ------------------------------------------------------------------ calling
+
+    def call(self, req: Request) -> Any:
+        """Send ``req`` with retries; the parsed JSON answer, or an exception of the tree."""
+        method, url, body, headers = self.prepare(req)
+        files = None
+        if req.files is not None:
+            files = {name: (fn, data, mime) for name, (fn, data, mime) in req.files.items()}
+        attempt = 0
+        while True:
+            if self.limiter is not None:
+                self.limiter.acquire()
+            started = time.perf_counter()
+            try:
+                response = self.session.request(
+                    method, url, data=body, headers=headers, files=files, timeout=self.timeout
+                )
+            except requests.RequestException as exc:
+                took = (time.perf_counter() - started) * 1000
+                never_sent = _never_sent(exc)
+                reason = _describe(exc, self._key)
+                log.debug("%s %s -> %s in %.0f ms", method, req.path, reason, took)
+                if attempt < self.retries and (req.safe or never_sent):
+                    self._sleep(attempt, None, req, reason)
+                    attempt += 1
+                    continue
+                tries = attempt + 1
+                raise TransportError(
+                    f"{reason} ({tries} {'try' if tries == 1 else 'tries'})", req.operation
+                ) from None
+            took = (time.perf_counter() - started) * 1000
+            status = response.status_code
+            log.debug("%s %s -> %s in %.0f ms", method, req.path, status, took)
+            if status == 429 and attempt < self.retries:
+                retry_after = _retry_after(response)
+                if retry_after is None or retry_after <= self.max_retry_after:
+                    self._sleep(attempt, retry_after, req, "HTTP 429")
+                    attempt += 1
+                    continue
+            if status in RETRY_STATUSES and req.safe and attempt < self.retries:
+                self._sleep(attempt, None, req, f"HTTP {status}")
+                attempt += 1
+                continue
+            return self._answer(req, response)
+
+    def _sleep(self, attempt: int, retry_after: float | None, req: Request, why: str) -> None:
+        wait = self._rng.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
+        if retry_after is not None:
+            wait = max(wait, retry_after)
+        log.debug("retrying %s after %s in %.2f s (retry %d)", req.operation, why, wait, attempt + 1)
+        time.sleep(wait)
+
+    def _answer(self, req: Request, response: requests.Response) -> Any:
+        status = response.status_code
+        try:
+            body = response.json()
+        except ValueError:
+            ctype = response.headers.get("Content-Type", "?").split(";")[0]
+            if status >= 400:
+                error = ApiError(req.operation, status, [f"HTTP {status} ({ctype} answer)"])
+                raise error from None
+            raise TransportError(f"unreadable answer: HTTP {status}, {ctype}", req.operation) from None
+        messages: list[str] = []
+        if isinstance(body, dict) and body.get("status") == "error":
+            raw = body.get("errorList") or []
+            messages = [redact(str(m), self._key) for m in (raw.values() if isinstance(raw, dict) else raw)]
+        if status == 401:
+            raise AuthError(req.operation, status, messages or ["unauthorized"])
+        if status == 404:
+            raise NotFoundError(req.operation, status, messages or ["not found"])
+        if status == 429:
+            raise RateLimitError(req.operation, status, messages, _retry_after(response))
+        if status >= 400:
+            raise ApiError(req.operation, status, messages or [f"HTTP {status}"])
+        return body
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def _never_sent(exc: requests.RequestException) -> bool:
+    """True when the request surely did not reach the service."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        reason = getattr(exc.args[0], "reason", None) if exc.args else None
+        return isinstance(reason, urllib3.exceptions.NewConnectionError)
+    return False
+
+
+def _describe(exc: requests.RequestException, key: str) -> str:
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return "connection timed out"
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return "no answer within the read timeout"
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        if _never_sent(exc):
+            return "connection refused or unreachable"
+        return "connection dropped"
+    return redact(f"{type(exc).__name__}: {exc}", key)

@@ -1,0 +1,113 @@
+"""The toolkit's exceptions: one tree with a single root.
+
+::
+
+    ToolkitError
+    ├── ConfigError          no usable key or base URL, a bad config file
+    ├── ValidationError      a value the spec knows is wrong; raised before anything is sent
+    ├── TransportError       no answer: connection refused, timeout, unreadable answer
+    └── ApiError             the service answered with an error (operation, http_status,
+        │                    error_list)
+        ├── AuthError        missing or unknown api-key (HTTP 401)
+        ├── NotFoundError    a campaign, creative or path the account does not have
+        └── RateLimitError   HTTP 429 after the retries (``retry_after`` seconds)
+
+No message of these exceptions ever contains the api-key.
+
+>>> try:
+...     raise NotFoundError("campaign.item", 200, ["Campaign not found #7"])
+... except ApiError as exc:
+...     print(exc)
+campaign.item: Campaign not found #7
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ToolkitError(Exception):
+    """Root of every error the toolkit raises."""
+
+
+class ConfigError(ToolkitError):
+    """The client cannot be configured (no base URL for a key, a malformed config file)."""
+
+
+class ValidationError(ToolkitError, ValueError):
+    """A value that the interface's vocabulary says is wrong; nothing was sent.
+
+    ``problems`` lists every bad value found.
+    """
+
+    def __init__(self, problems: list[str] | str) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class TransportError(ToolkitError):
+    """The service could not be reached or did not answer in time (after retries)."""
+
+    def __init__(self, message: str, operation: str | None = None) -> None:
+        self.operation = operation
+        super().__init__(f"{operation}: {message}" if operation else message)
+
+
+class ApiError(ToolkitError):
+    """The service answered with an error.
+
+    ``operation`` names the call (``campaign.item``), ``http_status`` is the HTTP status and
+    ``error_list`` the service's messages. For a single-campaign change that saved some items
+    and refused others, ``outcomes`` holds each message parsed (see
+    :func:`toolkit.client.results.parse_message`).
+    """
+
+    def __init__(
+        self,
+        operation: str,
+        http_status: int,
+        error_list: list[str],
+        outcomes: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.operation = operation
+        self.http_status = http_status
+        self.error_list = list(error_list)
+        self.outcomes = outcomes or []
+        shown = "; ".join(self.error_list[:5])
+        if len(self.error_list) > 5:
+            shown += f"; ... ({len(self.error_list) - 5} more)"
+        super().__init__(f"{operation}: {shown or f'HTTP {http_status}'}")
+
+
+class AuthError(ApiError):
+    """The api-key is missing or unknown (HTTP 401)."""
+
+
+class NotFoundError(ApiError):
+    """The campaign, creative or path does not exist for this account."""
+
+
+class RateLimitError(ApiError):
+    """The service kept answering HTTP 429; ``retry_after`` is its last advice in seconds."""
+
+    def __init__(
+        self,
+        operation: str,
+        http_status: int,
+        error_list: list[str],
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(operation, http_status, error_list)
+        self.retry_after = retry_after
+
+
+__all__ = [
+    "ApiError",
+    "AuthError",
+    "ConfigError",
+    "NotFoundError",
+    "RateLimitError",
+    "ToolkitError",
+    "TransportError",
+    "ValidationError",
+]
