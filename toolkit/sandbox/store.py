@@ -155,6 +155,10 @@ TABLES: tuple[str, ...] = (
 )
 
 
+def _fold(value: object) -> str:
+    return "" if value is None else str(value).casefold()
+
+
 class Store:
     """The sandbox's SQLite database.
 
@@ -169,6 +173,8 @@ class Store:
         self.lock = threading.RLock()
         self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
+        # case-insensitive substring filters beyond ASCII (SQLite's lower() is ASCII only)
+        self.conn.create_function("fold", 1, _fold, deterministic=True)
         if self.path != ":memory:":
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")

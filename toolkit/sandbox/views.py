@@ -98,9 +98,7 @@ def campaign_detail(
         values = targets.get((kind.name, ""), [])
         field = kind.detail_field
         if kind.detail == "map":
-            out[field] = php_map(
-                {v: _label(refs, kind.name, ad_format, v) for v in values}
-            )
+            out[field] = php_map({v: _label(refs, kind.name, ad_format, v) for v in values})
         elif kind.detail == "optional":
             if values:
                 out[field] = [_typed(kind, v) for v in values]
@@ -186,7 +184,5 @@ def creative_detail(
             " FROM creative_files WHERE creative_id=? ORDER BY seq",
             (row["id"],),
         ).fetchall()
-        out["files"] = [
-            {**dict(f), "url": absolute(f["url"], base_url)} for f in files
-        ]
+        out["files"] = [{**dict(f), "url": absolute(f["url"], base_url)} for f in files]
     return out

@@ -29,8 +29,8 @@ def list_campaigns(ctx: Ctx) -> dict[str, Any]:
     for param in ("name", "url"):
         text = ctx.params.get_str(param)
         if text:
-            where.append(f"instr(lower(coalesce({param}, '')), ?) > 0")
-            args.append(text.lower())
+            where.append(f"instr(fold({param}), ?) > 0")
+            args.append(text.casefold())
     rows = ctx.db.execute(
         f"SELECT * FROM campaigns WHERE {' AND '.join(where)} ORDER BY id", args
     ).fetchall()
@@ -90,16 +90,20 @@ def _settings(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> di
     for key in ("url", "note"):
         if key in p:
             out[key] = p.get_str(key)
-    if "allow_proxy" in p:
+    if p.raw("allow_proxy") is not None:
         value = p.get_int("allow_proxy")
         if value not in (0, 1):
             errors.append(f"Invalid value of 'allow_proxy': {value}; allowed: 1, 0")
         out["allow_proxy"] = value
-    choices = {"web_view": ("yes", "no"), "vpaid": ("yes", "no"), "placement": spec.VIDEO_PLACEMENTS}
+    choices = {
+        "web_view": ("yes", "no"),
+        "vpaid": ("yes", "no"),
+        "placement": spec.VIDEO_PLACEMENTS,
+    }
     for key, allowed in choices.items():
         if key == "placement" and not creating:
             continue
-        if key not in p:
+        if p.raw(key) is None:  # absent or null: left as it is (or the default)
             continue
         try:
             out[key] = p.get_choice(key, allowed)
@@ -108,7 +112,7 @@ def _settings(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> di
         if ad_format not in spec.SETTING_FORMATS[key]:
             label = spec.FORMATS[ad_format].label
             errors.append(f"Parameter '{key}' is not available for {label} campaigns")
-    if "mode" in p:
+    if p.raw("mode") is not None:
         try:
             out["mode"] = p.get_choice("mode", spec.MODES)
         except Business as exc:
@@ -202,7 +206,11 @@ def create_campaign(ctx: Ctx) -> dict[str, Any]:
     if errors:
         raise Business(*errors)
     settings.update(
-        user_id=ctx.user_id, t_created=now(), ad_format=ad_format, status="New", work_status="Paused"
+        user_id=ctx.user_id,
+        t_created=now(),
+        ad_format=ad_format,
+        status="New",
+        work_status="Paused",
     )
     columns = ", ".join(settings)
     cur = ctx.db.execute(

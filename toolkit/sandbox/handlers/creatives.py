@@ -52,21 +52,20 @@ def list_creatives(ctx: Ctx) -> dict[str, Any]:
     for param in ("title", "text"):
         text = p.get_str(param)
         if text:
-            where.append(f"instr(lower(coalesce(cr.{param}, '')), ?) > 0")
-            args.append(text.lower())
+            where.append(f"instr(fold(cr.{param}), ?) > 0")
+            args.append(text.casefold())
     url = p.get_str("url")
     if url:
-        where.append(
-            "(instr(lower(coalesce(cr.url, '')), ?) > 0"
-            " OR instr(lower(coalesce(cr.youtube_url, '')), ?) > 0)"
-        )
-        args += [url.lower(), url.lower()]
+        where.append("(instr(fold(cr.url), ?) > 0 OR instr(fold(cr.youtube_url), ?) > 0)")
+        args += [url.casefold(), url.casefold()]
     rows = ctx.db.execute(
         "SELECT cr.* FROM creatives cr JOIN campaigns c ON c.id = cr.campaign_id"
         f" WHERE {' AND '.join(where)} ORDER BY cr.id",
         args,
     ).fetchall()
-    return {"items": [views.creative_item(r, ctx.base_url, spec.CREATIVE_LIST_FIELDS) for r in rows]}
+    return {
+        "items": [views.creative_item(r, ctx.base_url, spec.CREATIVE_LIST_FIELDS) for r in rows]
+    }
 
 
 def creative_item(ctx: Ctx) -> dict[str, Any]:
@@ -164,8 +163,20 @@ def _video_files(db: sqlite3.Connection, creative_id: int, fields: dict[str, Any
     db.executemany(
         "INSERT INTO creative_files VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         [
-            (creative_id, seq, now(), "video", "video/mp4", "avc1.64001f", "h264", rate,
-             fields["duration"], w, h, fields["video_url"])
+            (
+                creative_id,
+                seq,
+                now(),
+                "video",
+                "video/mp4",
+                "avc1.64001f",
+                "h264",
+                rate,
+                fields["duration"],
+                w,
+                h,
+                fields["video_url"],
+            )
             for seq, (w, h, rate) in enumerate(renditions)
         ],
     )

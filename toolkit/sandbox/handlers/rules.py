@@ -57,9 +57,7 @@ def drop_bid_rule(ctx: Ctx) -> dict[str, Any]:
     ctx.campaign_or_fail(cid)
     errors = []
     for item in items:
-        cur = ctx.db.execute(
-            "DELETE FROM bid_rules WHERE campaign_id=? AND item=?", (cid, item)
-        )
+        cur = ctx.db.execute("DELETE FROM bid_rules WHERE campaign_id=? AND item=?", (cid, item))
         if not cur.rowcount and check == "required":
             errors.append(spec.MSG_FIND_ITEM.format(item=item, campaign_id=cid))
     return error_body(errors) if errors else ok()
@@ -181,9 +179,7 @@ def drop_cpa_rule(ctx: Ctx) -> dict[str, Any]:
     ctx.campaign_or_fail(cid)
     errors = []
     for rule_id in items:
-        cur = ctx.db.execute(
-            "DELETE FROM cpa_rules WHERE id=? AND campaign_id=?", (rule_id, cid)
-        )
+        cur = ctx.db.execute("DELETE FROM cpa_rules WHERE id=? AND campaign_id=?", (rule_id, cid))
         if not cur.rowcount and check == "required":
             errors.append(spec.MSG_FIND_ITEM.format(item=rule_id, campaign_id=cid))
     return error_body(errors) if errors else ok()
