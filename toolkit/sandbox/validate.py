@@ -11,14 +11,15 @@ from typing import Any
 from .. import spec
 from .refs import Refs
 
-check_cidr = spec.is_cidr
-check_domain = spec.is_domain
-SYNTAX = spec.SYNTAX
+
+def where(campaign_id: int | None) -> str:
+    """The ``; CampaignId: <id>`` suffix of a message (none before a campaign exists)."""
+    return "" if campaign_id is None else f"; CampaignId: {campaign_id}"
 
 
-def format_error(kind: str, ad_format: str, campaign_id: int) -> str:
+def format_error(kind: str, ad_format: str, campaign_id: int | None) -> str:
     label = spec.FORMATS[ad_format].label
-    return f"Targeting '{kind}' is not available for {label} campaigns; CampaignId: {campaign_id}"
+    return f"Targeting '{kind}' is not available for {label} campaigns{where(campaign_id)}"
 
 
 def known_values(refs: Refs, kind: spec.TargetKind, ad_format: str) -> dict[str, str] | None:
@@ -57,7 +58,7 @@ def target_items(
     refs: Refs,
     kind: spec.TargetKind,
     ad_format: str,
-    campaign_id: int,
+    campaign_id: int | None,
     items: list[Any],
 ) -> tuple[list[tuple[str, str]], list[str]]:
     """Validate items of one kind for one campaign.
@@ -69,18 +70,18 @@ def target_items(
     pairs: list[tuple[str, str]] = []
     errors: list[str] = []
     index = known_values(refs, kind, ad_format)
-    syntax = SYNTAX.get(kind.name)
+    syntax = spec.SYNTAX.get(kind.name)
     for item in items:
         text = str(item).strip()
         if index is not None:
             stored = index.get(text)
             if stored is None:
-                errors.append(f"Invalid {kind.name} item: {item}; CampaignId: {campaign_id}")
+                errors.append(f"Invalid {kind.name} item: {item}{where(campaign_id)}")
                 continue
             pairs.append((text, stored))
         elif syntax is not None:
             if not syntax(text):
-                errors.append(f"Invalid {kind.name} item: {item}; CampaignId: {campaign_id}")
+                errors.append(f"Invalid {kind.name} item: {item}{where(campaign_id)}")
                 continue
             pairs.append((text, text.lower() if kind.name == "domain" else text))
         else:  # pragma: no cover - every kind has a closed set or a syntax
@@ -88,29 +89,33 @@ def target_items(
     return pairs, errors
 
 
-def country_bids(refs: Refs, items: dict[str, float], campaign_id: int) -> list[str]:
+def country_bids(refs: Refs, items: dict[str, float], campaign_id: int | None) -> list[str]:
     errors = []
     for code, bid in items.items():
         if code not in refs.countries:
-            errors.append(f"Invalid country item: {code}; CampaignId: {campaign_id}")
+            errors.append(f"Invalid country item: {code}{where(campaign_id)}")
         elif bid <= 0:
-            errors.append(f"Invalid bid for country {code}: {bid}; CampaignId: {campaign_id}")
+            errors.append(f"Invalid bid for country {code}: {bid}{where(campaign_id)}")
     return errors
 
 
 def list_items(lk: spec.ListKind, items: list[Any], campaign_id: int | None = None) -> list[str]:
     """Source ids must be positive integers, subIds hexadecimal strings."""
-    where = f"; CampaignId: {campaign_id}" if campaign_id is not None else ""
+    suffix = where(campaign_id)
     errors = []
     for item in items:
         if lk.entity == "source":
             if not (isinstance(item, int) and 0 < item <= spec.MAX_SOURCE_ID):
-                errors.append(f"Invalid source id: {item}{where}")
+                errors.append(f"Invalid source id: {item}{suffix}")
         elif not spec.is_hex(str(item)):
-            errors.append(f"Invalid subId (not hexadecimal): {item}{where}")
+            errors.append(f"Invalid subId (not hexadecimal): {item}{suffix}")
     return errors
 
 
 def rule_items(items: list[str]) -> list[str]:
     """Bid-rule items are source ids or subIds: hexadecimal strings either way."""
-    return [f"Invalid bid rule item (not a source id or subId): {i}" for i in items if not spec.is_hex(i)]
+    return [
+        f"Invalid bid rule item (not a source id or subId): {i}"
+        for i in items
+        if not spec.is_hex(i)
+    ]

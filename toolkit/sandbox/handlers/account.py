@@ -55,8 +55,8 @@ def estimate_price(ctx: Ctx) -> dict[str, Any]:
         items = ctx.params.get_list(name, kind.item_type)
         if not items:
             continue
-        pairs, errs = validate.target_items(ctx.refs, kind, ad_format, 0, items)
-        errors += [e.replace("; CampaignId: 0", "") for e in errs]
+        pairs, errs = validate.target_items(ctx.refs, kind, ad_format, None, items)
+        errors += errs
         values[name] = [sent if kind.item_type is str else int(sent) for sent, _ in pairs]
     if errors:
         raise Business(*errors)

@@ -121,7 +121,7 @@ def _settings(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> di
     return out
 
 
-def _target(ctx: Ctx, ad_format: str, cid: int, errors: list[str]) -> dict[str, list[Any]]:
+def _target(ctx: Ctx, ad_format: str, cid: int | None, errors: list[str]) -> dict[str, list[Any]]:
     """The ``target`` object of create/update, validated; kind -> stored values or bids."""
     raw = ctx.params.raw("target")
     if raw is None or raw == "" or raw == []:
@@ -202,7 +202,7 @@ def create_campaign(ctx: Ctx) -> dict[str, Any]:
     errors: list[str] = []
     settings = _settings(ctx, ad_format, True, errors)
     work_status = _work_status(ctx, errors) or "Paused"
-    target = _target(ctx, ad_format, 0, errors)
+    target = _target(ctx, ad_format, None, errors)
     if errors:
         raise Business(*errors)
     settings.update(
