@@ -54,8 +54,12 @@ class Account(Resource):
             for code in country:
                 problems += checks.item_problems(k, code)
         checks.raise_if(problems)
-        params = {"type": kind, "search": text, "country": list(country or []) or None,
-                  "limit": limit}
+        params = {
+            "type": kind,
+            "search": text,
+            "country": list(country or []) or None,
+            "limit": limit,
+        }
         return self._call("account.search", params)
 
     def price(self, ad_format: str, **targeting: Sequence[Any]) -> dict[str, Any]:
@@ -72,7 +76,9 @@ class Account(Resource):
         for name, values in targeting.items():
             kind = by_name.get(name)
             if kind is None:
-                problems.append(f"unknown price parameter {name!r}; use {', '.join(spec.PRICE_PARAMS)}")
+                problems.append(
+                    f"unknown price parameter {name!r}; use {', '.join(spec.PRICE_PARAMS)}"
+                )
                 continue
             if values is None:
                 continue

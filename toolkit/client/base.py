@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import spec
-from ..errors import ApiError, NotFoundError
+from ..errors import ApiError, NotFoundError, ToolkitError
 from .results import BatchResult, parse_message
 from .transport import Request, encode_query
 
@@ -30,6 +30,7 @@ class Resource:
         *,
         safe: bool = True,
         files: Mapping[str, tuple[str, bytes, str]] | None = None,
+        form: Mapping[str, Any] | None = None,
         path: str | None = None,
     ) -> Any:
         """Call operation ``name`` of :data:`toolkit.spec.OPERATIONS`; errors are raised."""
@@ -42,6 +43,7 @@ class Resource:
             safe=safe,
             post_allowed="POST" in op.methods,
             files=files,
+            form=form,
         )
         answer = self._client.transport.call(req)
         if isinstance(answer, dict) and answer.get("status") == "error" and not op.batch:
@@ -76,9 +78,14 @@ class Resource:
                 params: dict[str, Any] = {"campaignId": chunk, **(extra or {})}
                 if part is not None:
                     params["items"] = part
-                answer = self._call(name, params, path=path)
-                if answer.get("status") == "error":
-                    raise single_error(name, answer)
+                try:
+                    answer = self._call(name, params, path=path)
+                    if answer.get("status") == "error":
+                        raise single_error(name, answer)
+                except ToolkitError as exc:
+                    result.finish()
+                    exc.partial_result = result  # type: ignore[attr-defined]
+                    raise
                 result.add_answer(answer)
         result.finish()
         return result

@@ -66,7 +66,7 @@ class Campaigns(Resource):
     ) -> dict[str, Any]:
         """Create a campaign; ``settings`` are the interface's parameters.
 
-        ``allow_proxy`` and ``web_view`` take booleans; limits take either spelling
+        ``allow_proxy``, ``web_view`` and ``vpaid`` take booleans; limits take either spelling
         (``limit_sum_day`` or ``limit_day_sum``). Not retried once sent (a repeat could
         create a duplicate).
         """
@@ -124,7 +124,7 @@ class Campaigns(Resource):
                 params[lim.param] = value
             elif key == "allow_proxy":
                 params[key] = 1 if value in (True, 1, "1", "yes") else 0
-            elif key == "web_view":
+            elif key in ("web_view", "vpaid"):
                 params[key] = "yes" if value in (True, 1, "1", "yes") else "no"
             elif key in SETTINGS:
                 params[key] = value
@@ -143,7 +143,9 @@ class Campaigns(Resource):
         out: dict[str, Any] = {}
         for key, items in target.items():
             if key not in spec.CREATE_TARGET_KINDS:
-                problems.append(f"target accepts {', '.join(spec.CREATE_TARGET_KINDS)}, not {key!r}")
+                problems.append(
+                    f"target accepts {', '.join(spec.CREATE_TARGET_KINDS)}, not {key!r}"
+                )
                 continue
             kind = spec.TARGET_KINDS[key]
             try:

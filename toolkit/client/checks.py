@@ -5,6 +5,7 @@ Each check collects every problem and raises one :class:`~toolkit.errors.Validat
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from functools import lru_cache
@@ -62,7 +63,7 @@ def list_kind(name: str) -> spec.ListKind:
 
 
 def number(name: str, value: Any, positive: bool = True) -> list[str]:
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
         return [f"{name} must be a number, got {value!r}"]
     if value != value or value in (float("inf"), float("-inf")):
         return [f"{name} must be a finite number, got {value!r}"]
@@ -79,7 +80,9 @@ def target_items(
     if k.typed:
         list_type = choice("list_type", list_type or "black", spec.LIST_TYPES)
     elif list_type is not None:
-        problems.append(f"list_type is only for {', '.join(n for n, x in spec.TARGET_KINDS.items() if x.typed)}")
+        problems.append(
+            f"list_type is only for {', '.join(n for n, x in spec.TARGET_KINDS.items() if x.typed)}"
+        )
     for fmt in {f for f in ad_formats if f}:
         if not k.allowed_for(fmt):
             label = spec.FORMATS[fmt].label
@@ -99,7 +102,7 @@ def target_items(
 def item_problems(k: spec.TargetKind, value: Any) -> list[str]:
     """Problems of one item of kind ``k`` that need no dictionary lookup but ISO codes."""
     if k.item_type is int:
-        ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        ok = _integer(value) and value > 0
         if not ok and not (isinstance(value, str) and value.isdigit()):
             return [f"{k.name} item must be a positive integer id, got {value!r}"]
         return []
@@ -122,7 +125,8 @@ def list_items(lk: spec.ListKind, items: Any) -> list[Any]:
     problems = [] if values else ["items must not be empty"]
     for value in values:
         if lk.entity == "source":
-            if not spec.is_source_id(value) and not (isinstance(value, str) and value.isdigit()):
+            source = int(value) if _integer(value) else value
+            if not spec.is_source_id(source) and not (isinstance(value, str) and value.isdigit()):
                 problems.append(f"source id must be a positive integer, got {value!r}")
         elif not (isinstance(value, str) and spec.is_hex(value)):
             problems.append(f"subId must be a hexadecimal string, got {value!r}")
@@ -133,22 +137,34 @@ def list_items(lk: spec.ListKind, items: Any) -> list[Any]:
 def rule_items(items: Any) -> list[str]:
     values = [str(v) for v in _as_list(items)]
     problems = [] if values else ["items must not be empty"]
-    problems += [f"bid rule item must be a source id or a hex subId, got {v!r}"
-                 for v in values if not spec.is_hex(v)]
+    problems += [
+        f"bid rule item must be a source id or a hex subId, got {v!r}"
+        for v in values
+        if not spec.is_hex(v)
+    ]
     raise_if(problems)
     return values
 
 
 def _as_list(items: Any) -> list[Any]:
-    if isinstance(items, (str, bytes, int)):
+    if isinstance(items, (str, bytes, numbers.Integral)):
         return [items]
     return list(items)
 
 
+def _integer(value: Any) -> bool:
+    """An int, or an integer of another type (numpy's, from a DataFrame), but not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def cpa_rule(rule: Mapping[str, Any], where: str, full: bool) -> list[str]:
     problems = []
-    allowed = {"type": spec.CPA_TYPES, "cond": spec.CPA_CONDS, "lead_type": spec.CPA_LEAD_TYPES,
-               "lead_cond": spec.CPA_CONDS}
+    allowed = {
+        "type": spec.CPA_TYPES,
+        "cond": spec.CPA_CONDS,
+        "lead_type": spec.CPA_LEAD_TYPES,
+        "lead_cond": spec.CPA_CONDS,
+    }
     for name in spec.CPA_FIELDS:
         if name not in rule:
             if full:
@@ -157,8 +173,9 @@ def cpa_rule(rule: Mapping[str, Any], where: str, full: bool) -> list[str]:
         value = rule[name]
         if name in allowed:
             if value not in allowed[name]:
-                problems.append(f"{where}: {name} must be one of {', '.join(allowed[name])}, "
-                                f"got {value!r}")
+                problems.append(
+                    f"{where}: {name} must be one of {', '.join(allowed[name])}, got {value!r}"
+                )
         else:
             problems += [f"{where}: {p}" for p in number(name, value, positive=False)]
     unknown = set(rule) - set(spec.CPA_FIELDS) - {"id"}

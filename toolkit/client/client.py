@@ -62,6 +62,8 @@ class Client:
             raise ConfigError(f"unknown client options {sorted(unknown)}; known: {sorted(names)}")
         if not api_key:
             raise ConfigError("an api-key is required")
+        if isinstance(options.get("timeout"), list):  # a TOML array: (connect, read)
+            options["timeout"] = tuple(options["timeout"])
         self.options = ClientOptions(**options)
         o = self.options
         self.transport = Transport(
@@ -129,7 +131,7 @@ def _embedded_sandbox() -> Any:
 
             _SANDBOX = Sandbox().start()
             atexit.register(_SANDBOX.stop)
-            log.info(
+            log.warning(
                 "No API key configured: using the built-in sandbox with its demo account at %s",
                 _SANDBOX.url,
             )
@@ -173,11 +175,12 @@ def connect(api_key: str | None = None, base_url: str | None = None, **options: 
     merged = {k: v for k, v in config.items() if k not in ("api_key", "base_url")}
     merged.update(options)
     if not key:
-        sandbox = _embedded_sandbox()
-        if url and url.rstrip("/") != sandbox.url:
+        running = _SANDBOX
+        if url and (running is None or url.rstrip("/") != running.url):
             raise ConfigError(
                 f"a base URL is configured ({url}) but no api-key: set {ENV_KEY} or pass api_key"
             )
+        sandbox = _embedded_sandbox()
         client = Client(sandbox.url, sandbox.api_keys[0], **merged)
         client.sandbox = sandbox
         return client

@@ -95,10 +95,11 @@ class Creatives(Resource):
     ) -> dict[str, Any]:
         """Create a creative; files are paths, bytes or binary file objects. Not retried once
         sent (a repeat could create a duplicate)."""
-        fields, files = self._form(name, title, url, text, work_status, youtube_url,
-                                   icon, image, video)
-        return self._call("creative.create", {"campaignId": int(campaign_id), **fields},
-                          safe=False, files=files)["item"]
+        fields, files = self._form(
+            name, title, url, text, work_status, youtube_url, icon, image, video
+        )
+        params = {"campaignId": int(campaign_id)}
+        return self._call("creative.create", params, safe=False, files=files, form=fields)["item"]
 
     def update(
         self,
@@ -115,15 +116,22 @@ class Creatives(Resource):
         video: FileLike | None = None,
     ) -> dict[str, Any]:
         """Update a creative; files not given are kept."""
-        fields, files = self._form(name, title, url, text, work_status, youtube_url,
-                                   icon, image, video)
-        return self._call("creative.update", {"id": int(creative_id), **fields},
-                          files=files)["item"]
+        fields, files = self._form(
+            name, title, url, text, work_status, youtube_url, icon, image, video
+        )
+        params = {"id": int(creative_id)}
+        return self._call("creative.update", params, files=files, form=fields)["item"]
 
     @staticmethod
     def _form(
-        name: str, title: str, url: str | None, text: str | None, work_status: str | None,
-        youtube_url: str | None, icon: FileLike | None, image: FileLike | None,
+        name: str,
+        title: str,
+        url: str | None,
+        text: str | None,
+        work_status: str | None,
+        youtube_url: str | None,
+        icon: FileLike | None,
+        image: FileLike | None,
         video: FileLike | None,
     ) -> tuple[dict[str, Any], dict[str, tuple[str, bytes, str]]]:
         problems = checks.creative_texts(title, text)
@@ -131,8 +139,14 @@ class Creatives(Resource):
             problems.append("name must not be empty")
         status = checks.choice("work_status", work_status, ("paused", "started", "archived"))
         checks.raise_if(problems)
-        fields = {"name": name, "title": title, "url": url, "text": text,
-                  "work_status": status, "youtubeUrl": youtube_url}
+        fields = {
+            "name": name,
+            "title": title,
+            "url": url,
+            "text": text,
+            "work_status": status,
+            "youtubeUrl": youtube_url,
+        }
         files = {}
         for field, value in (("iconFile", icon), ("imageFile", image), ("videoFile", video)):
             if value is not None:

@@ -139,12 +139,14 @@ class BatchResult:
         for cid in self.failed:
             for message in self.errors.get(cid) or [""]:
                 parsed = parse_message(message)
-                rows.append({
-                    "campaign_id": cid,
-                    "outcome": parsed["outcome"],
-                    "item": parsed["item"],
-                    "message": message,
-                })
+                rows.append(
+                    {
+                        "campaign_id": cid,
+                        "outcome": parsed["outcome"],
+                        "item": parsed["item"],
+                        "message": message,
+                    }
+                )
         return rows
 
     def to_frame(self) -> pd.DataFrame:
@@ -153,12 +155,14 @@ class BatchResult:
 
         rows = self.outcomes()
         frame = pd.DataFrame(rows, columns=["campaign_id", "outcome", "item", "message"])
-        return frame.astype({
-            "campaign_id": "Int64",
-            "outcome": pd.CategoricalDtype(list(OUTCOMES)),
-            "item": "string",
-            "message": "string",
-        })
+        return frame.astype(
+            {
+                "campaign_id": "Int64",
+                "outcome": pd.CategoricalDtype(list(OUTCOMES)),
+                "item": "string",
+                "message": "string",
+            }
+        )
 
     def __repr__(self) -> str:
         return (

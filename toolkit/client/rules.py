@@ -30,17 +30,21 @@ class BidRules(Resource):
         self, campaign_id: int, items: Sequence[Any], *, check_exist: bool = True
     ) -> dict[str, Any]:
         values = checks.rule_items(items)
-        params = {"id": int(campaign_id), "items": values,
-                  "checkExist": None if check_exist else "skip"}
+        params = {
+            "id": int(campaign_id),
+            "items": values,
+            "checkExist": None if check_exist else "skip",
+        }
         return self._call("bid_rule.drop", params)
 
 
 class CpaRules(Resource):
     """``client.cpa_rules``.
 
-    >>> client.cpa_rules.add(cid, [{"type": "sum", "cond": "greater", "amount": 5,   # doctest: +SKIP
-    ...     "lead_type": "lead", "lead_cond": "less", "lead_amount": 1}])
-    >>> client.cpa_rules.edit(cid, [{"id": 90001, "amount": 7}])                    # doctest: +SKIP
+    >>> rule = {"type": "sum", "cond": "greater", "amount": 5,
+    ...         "lead_type": "lead", "lead_cond": "less", "lead_amount": 1}
+    >>> client.cpa_rules.add(cid, [rule])                                # doctest: +SKIP
+    >>> client.cpa_rules.edit(cid, [{"id": 90001, "amount": 7}])         # doctest: +SKIP
     """
 
     def list(self, campaign_id: int) -> list[dict[str, Any]]:
@@ -73,6 +77,9 @@ class CpaRules(Resource):
     ) -> dict[str, Any]:
         ids = [int(i) for i in rule_ids]
         checks.raise_if([] if ids else ["rule_ids must not be empty"])
-        params = {"id": int(campaign_id), "items": ids,
-                  "checkExist": None if check_exist else "skip"}
+        params = {
+            "id": int(campaign_id),
+            "items": ids,
+            "checkExist": None if check_exist else "skip",
+        }
         return self._call("cpa_rule.drop", params)

@@ -46,7 +46,9 @@ class Targeting(Resource):
     ) -> dict[str, Any]:
         """Add items of ``kind`` to one campaign (country: a map of code to bid)."""
         k, values, extra = self._prepare(kind, items, list_type, [campaign_id], True)
-        return self._call(f"target.add.{k.name}", {"id": int(campaign_id), "items": values, **extra})
+        return self._call(
+            f"target.add.{k.name}", {"id": int(campaign_id), "items": values, **extra}
+        )
 
     def drop(
         self,
@@ -61,8 +63,12 @@ class Targeting(Resource):
         k, values, extra = self._prepare(kind, items, list_type, [campaign_id], False)
         if isinstance(values, Mapping):
             values = list(values)
-        params = {"id": int(campaign_id), "items": values, **extra,
-                  "checkExist": _check_param(check_exist)}
+        params = {
+            "id": int(campaign_id),
+            "items": values,
+            **extra,
+            "checkExist": _check_param(check_exist),
+        }
         return self._call(f"target.drop.{k.name}", params)
 
     def add_batch(
@@ -102,7 +108,12 @@ class Lists(Resource):
         return self._call(f"list.add.{lk.name}", {"id": int(campaign_id), "items": values})
 
     def drop(
-        self, campaign_id: int, list: str, items: Sequence[Any], *, check_exist: bool = True  # noqa: A002
+        self,
+        campaign_id: int,
+        list: str,
+        items: Sequence[Any],
+        *,
+        check_exist: bool = True,  # noqa: A002
     ) -> dict[str, Any]:
         lk = checks.list_kind(list)
         values = checks.list_items(lk, items)
@@ -110,7 +121,10 @@ class Lists(Resource):
         return self._call(f"list.drop.{lk.name}", params)
 
     def add_batch(
-        self, campaign_ids: Sequence[int], list: str, items: Sequence[Any]  # noqa: A002
+        self,
+        campaign_ids: Sequence[int],
+        list: str,
+        items: Sequence[Any],  # noqa: A002
     ) -> BatchResult:
         """Add the same items to many campaigns' list (source lists share the single path)."""
         lk = checks.list_kind(list)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import numbers
 import random
 import re
 import threading
@@ -33,11 +34,20 @@ import requests
 import urllib3
 from requests.adapters import HTTPAdapter
 
-from ..errors import ApiError, AuthError, NotFoundError, RateLimitError, TransportError
+from ..errors import (
+    ApiError,
+    AuthError,
+    NotFoundError,
+    RateLimitError,
+    TransportError,
+    ValidationError,
+)
 
 log = logging.getLogger("toolkit.client")
 
 MAX_URL = 4096
+# Parameters the interface passes in the query string even when the rest goes in a JSON body.
+QUERY_PARAMS = frozenset({"id", "adFormat", "type", "checkExist"})
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 _KEY_IN_TEXT = re.compile(r"(api-key(?:=|%3D|\"?\s*:\s*\"?))[^&\s\"',;)]+", re.IGNORECASE)
 
@@ -85,11 +95,21 @@ def format_number(value: float | Decimal) -> str:
 
 
 def plain(value: Any) -> Any:
-    """Prepare a value for a query string or a JSON body: exact numbers, 1/0 booleans."""
+    """Prepare a value for a query string or a JSON body: exact numbers, 1/0 booleans.
+
+    Numbers of other types (numpy's, out of a DataFrame) become ints and decimals too.
+    """
     if isinstance(value, bool):
         return 1 if value else 0
     if isinstance(value, float):
         return Decimal(format_number(value))
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):  # numpy.float32 prints as the user wrote it
+        try:
+            return Decimal(str(value))
+        except ArithmeticError:
+            return Decimal(format_number(float(value)))
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -116,9 +136,7 @@ def encode_query(params: Mapping[str, Any]) -> str:
     'id=7&items%5B%5D=a%20b&items%5B%5D=c&bid=0.3'
     """
     data = {k: _query_value(plain(v)) for k, v in params.items() if v is not None}
-    return qs_codec.encode(
-        data, qs_codec.EncodeOptions(list_format=qs_codec.ListFormat.BRACKETS)
-    )
+    return qs_codec.encode(data, qs_codec.EncodeOptions(list_format=qs_codec.ListFormat.BRACKETS))
 
 
 def encode_json(params: Mapping[str, Any]) -> bytes:
@@ -143,13 +161,20 @@ def _to_json(value: Any) -> Any:
 
 
 class RateLimiter:
-    """At most ``rate`` requests per second across threads (a token bucket of ``burst``)."""
+    """At most ``rate`` requests per second across threads (a token bucket of ``burst``).
 
-    def __init__(self, rate: float, burst: int | None = None) -> None:
+    The default burst of 1 spaces requests evenly, ``1 / rate`` seconds apart, so that no
+    one-second window holds more than ``rate`` of them (a bucket of ``rate`` tokens would let
+    twice as many through in the first second).
+    """
+
+    def __init__(self, rate: float, burst: int = 1) -> None:
         if rate <= 0:
             raise ValueError(f"rate must be > 0 requests per second, got {rate}")
+        if burst < 1:
+            raise ValueError(f"burst must be >= 1, got {burst}")
         self.rate = float(rate)
-        self.capacity = float(burst if burst is not None else max(1, int(rate)))
+        self.capacity = float(burst)
         self._tokens = self.capacity
         self._stamp = time.monotonic()
         self._lock = threading.Lock()
@@ -181,6 +206,7 @@ class Request:
     safe: bool = True
     post_allowed: bool = False
     files: Mapping[str, tuple[str, bytes, str]] | None = None
+    form: Mapping[str, Any] | None = None  # body fields sent beside ``files``
 
 
 class Transport:
@@ -223,19 +249,29 @@ class Transport:
 
     # ------------------------------------------------------------------ encoding
 
-    def prepare(self, req: Request) -> tuple[str, str, bytes | None, dict[str, str]]:
-        """``(method, url, body, headers)``; long queries go into a JSON body when allowed."""
+    def prepare(self, req: Request) -> tuple[str, str, Any, dict[str, str]]:
+        """``(method, url, body, headers)``; long queries go into a JSON body when allowed
+        (:data:`QUERY_PARAMS` stay in the query).
+
+        A request with ``files`` is a POST whose ``form`` fields travel in the body (multipart
+        with the files, or form-urlencoded without any); only ``params`` stay in the query.
+        """
         key_query = encode_query({"api-key": self._key})
         query = encode_query(req.params)
         url = f"{self.base_url}{req.path}?{key_query}"
         if req.files is not None:
-            return "POST", f"{url}&{query}" if query else url, None, {}
+            form = {
+                k: str(_query_value(plain(v))) for k, v in (req.form or {}).items() if v is not None
+            }
+            return "POST", f"{url}&{query}" if query else url, form, {}
         if req.method == "GET" and len(url) + 1 + len(query) <= MAX_URL:
             return "GET", f"{url}&{query}" if query else url, None, {}
         if req.post_allowed or req.method == "POST":
             headers = {"Content-Type": "application/json"}
-            return "POST", url, encode_json(req.params), headers
-        raise ValueError(
+            fixed = encode_query({k: v for k, v in req.params.items() if k in QUERY_PARAMS})
+            body = encode_json({k: v for k, v in req.params.items() if k not in QUERY_PARAMS})
+            return "POST", f"{url}&{fixed}" if fixed else url, body, headers
+        raise ValidationError(
             f"{req.operation}: the query would be {len(url) + len(query)} characters "
             f"(limit {MAX_URL}); send fewer items per call"
         )
@@ -257,6 +293,7 @@ class Transport:
             if self.limiter is not None:
                 self.limiter.acquire()
             started = time.perf_counter()
+            failure: str | None = None
             try:
                 response = self.session.request(
                     method, url, data=body, headers=headers, files=files, timeout=self.timeout
@@ -271,9 +308,11 @@ class Transport:
                     attempt += 1
                     continue
                 tries = attempt + 1
-                raise TransportError(
-                    f"{reason} ({tries} {'try' if tries == 1 else 'tries'})", req.operation
-                ) from None
+                failure = f"{reason} ({tries} {'try' if tries == 1 else 'tries'})"
+            if failure is not None:
+                # raised outside the except block: the requests exception, whose text holds
+                # the URL with the key, must not ride along as __context__
+                raise TransportError(failure, req.operation)
             took = (time.perf_counter() - started) * 1000
             status = response.status_code
             log.debug("%s %s -> %s in %.0f ms", method, req.path, status, took)
@@ -293,7 +332,9 @@ class Transport:
         wait = self._rng.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
         if retry_after is not None:
             wait = max(wait, retry_after)
-        log.debug("retrying %s after %s in %.2f s (retry %d)", req.operation, why, wait, attempt + 1)
+        log.debug(
+            "retrying %s after %s in %.2f s (retry %d)", req.operation, why, wait, attempt + 1
+        )
         time.sleep(wait)
 
     def _answer(self, req: Request, response: requests.Response) -> Any:
@@ -305,11 +346,15 @@ class Transport:
             if status >= 400:
                 error = ApiError(req.operation, status, [f"HTTP {status} ({ctype} answer)"])
                 raise error from None
-            raise TransportError(f"unreadable answer: HTTP {status}, {ctype}", req.operation) from None
+            raise TransportError(
+                f"unreadable answer: HTTP {status}, {ctype}", req.operation
+            ) from None
         messages: list[str] = []
         if isinstance(body, dict) and body.get("status") == "error":
             raw = body.get("errorList") or []
-            messages = [redact(str(m), self._key) for m in (raw.values() if isinstance(raw, dict) else raw)]
+            messages = [
+                redact(str(m), self._key) for m in (raw.values() if isinstance(raw, dict) else raw)
+            ]
         if status == 401:
             raise AuthError(req.operation, status, messages or ["unauthorized"])
         if status == 404:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -119,12 +118,12 @@ class App:
     # ------------------------------------------------------------------ /api/
 
     def api(self, request: Request) -> Response:
-        if self.faults.latency_ms:
-            time.sleep(self.faults.latency_ms / 1000)
+        if self.faults.latency_ms and self.faults.sleep(self.faults.latency_ms / 1000):
+            return self.fault_answer(503, None)
         rule = self.faults.pick(request.path, request.method)
         if rule is not None:
-            if rule.hang_s:
-                time.sleep(rule.hang_s)
+            if rule.hang_s and self.faults.sleep(rule.hang_s):
+                return self.fault_answer(503, None)  # the sandbox stopped meanwhile
             if rule.status is not None:
                 return self.fault_answer(rule.status, rule.retry_after)
         try:

@@ -65,6 +65,11 @@ class Faults:
         self.rules: list[FaultRule] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def sleep(self, seconds: float) -> bool:
+        """Wait ``seconds`` unless the sandbox stops first; True when it is stopping."""
+        return self.stopping.wait(seconds)
 
     def configure(self, data: dict[str, Any]) -> None:
         """Set ``latency_ms``, ``seed`` and/or replace ``rules`` (a list of rule objects)."""

@@ -91,6 +91,7 @@ class Sandbox:
         """Open (and seed if empty) the store, then serve in a background thread."""
         if self._server is not None:
             return self
+        self.faults.stopping.clear()
         self.store = Store(self.db)
         if self.store.is_empty():
             seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
@@ -111,6 +112,8 @@ class Sandbox:
         return self
 
     def stop(self) -> None:
+        """Stop serving; requests held by latency or a hang are answered 503 at once."""
+        self.faults.stopping.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
