@@ -2,9 +2,12 @@
 
 >>> import toolkit
 >>> client = toolkit.connect()    # no key configured: the built-in sandbox   # doctest: +SKIP
+>>> account = toolkit.load_account(client)    # every table as DataFrames    # doctest: +SKIP
 
 The local sandbox of the service is :class:`toolkit.sandbox.Sandbox`.
 """
+
+from typing import TYPE_CHECKING
 
 from .client import BatchResult, Client, connect
 from .errors import (
@@ -18,8 +21,12 @@ from .errors import (
     ValidationError,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .frames import Account, load_account
+
 __version__ = "0.1.0"
 __all__ = [
+    "Account",
     "ApiError",
     "AuthError",
     "BatchResult",
@@ -32,4 +39,15 @@ __all__ = [
     "ValidationError",
     "__version__",
     "connect",
+    "load_account",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``Account`` and ``load_account`` import pandas: loaded on first use, so that
+    ``import toolkit`` (and the command line) stays quick."""
+    if name in ("Account", "load_account"):
+        from . import frames
+
+        return getattr(frames, name)
+    raise AttributeError(f"module 'toolkit' has no attribute {name!r}")

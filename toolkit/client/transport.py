@@ -236,6 +236,9 @@ class Transport:
         self.limiter = RateLimiter(rate_limit) if rate_limit else None
         self.pool_size = pool_size
         self.session = session or requests.Session()
+        # proxies from the environment are read once here, not again on every request
+        self.session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+        self.session.trust_env = False
         adapter = HTTPAdapter(pool_connections=pool_size, pool_maxsize=pool_size, max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
