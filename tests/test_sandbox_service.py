@@ -306,3 +306,21 @@ def test_cli_reports_a_busy_port(fresh_sandbox):
     assert proc.returncode == 2
     assert "cannot listen" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_connections_are_kept_alive(fresh_sandbox, caplog):
+    """One session, many requests, one TCP connection (HTTP/1.1 keep-alive)."""
+    caplog.set_level(logging.DEBUG, logger="urllib3")
+    http = requests.Session()
+    for _ in range(5):
+        r = http.get(list_url(fresh_sandbox), params=key_params(fresh_sandbox), timeout=10)
+        assert r.status_code == 200
+        assert r.headers.get("Connection", "").lower() != "close"
+    r = http.post(
+        fresh_sandbox.url + "/api/campaign/price?adFormat=push",
+        params=key_params(fresh_sandbox),
+        json={"country": ["US"]},
+        timeout=10,
+    )
+    assert r.json()["status"] == "ok"
+    assert caplog.text.count("Starting new HTTP connection") == 1

@@ -37,13 +37,13 @@ from .faults import Faults
 from .handlers import account, campaigns, creatives, rules, targeting
 from .handlers.common import Config, Ctx, Handler
 from .handlers.creatives import Upload
+from .httpserver import MAX_BODY
 from .params import Params
 from .refs import Refs
 from .store import Store
 
 log = logging.getLogger("toolkit.sandbox")
 
-MAX_BODY = 64 * 1024 * 1024
 MULTIPART_PATHS = frozenset({"/api/creative/create", "/api/creative/update"})
 
 

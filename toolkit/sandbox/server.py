@@ -12,13 +12,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
-
 from .. import spec
 from .app import App
 from .errors import BadRequest, MethodNotAllowed, NotFound
 from .faults import Faults
 from .handlers.common import Config
+from .httpserver import Server
 from .refs import load_refs
 from .seed import seed_store
 from .store import Store
@@ -26,17 +25,6 @@ from .store import Store
 log = logging.getLogger("toolkit.sandbox")
 
 DEFAULT_SEED = 20261121
-
-
-class QuietHandler(WSGIRequestHandler):
-    """Writes no access log: request lines carry the api-key in their query string."""
-
-    def log_request(self, *args: Any, **kwargs: Any) -> None:
-        pass
-
-    def log(self, type: str, message: str, *args: Any) -> None:  # noqa: A002
-        if type == "error":
-            log.debug("sandbox server: %s", message.split("?", 1)[0] % args if args else message)
 
 
 class Sandbox:
@@ -82,7 +70,7 @@ class Sandbox:
         self.faults = Faults(latency_ms=latency_ms, seed=seed)
         self.store: Store | None = None
         self.app: App | None = None
-        self._server: BaseWSGIServer | None = None
+        self._server: Server | None = None
         self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ life cycle
@@ -97,14 +85,11 @@ class Sandbox:
             seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
         self.app = App(self.store, load_refs(), self.config, self.faults, self._control)
         try:
-            self._server = make_server(
-                self.host, self.port, self.app, threaded=True, request_handler=QuietHandler
-            )
-        except (OSError, SystemExit) as exc:  # werkzeug exits when the port is taken
+            self._server = Server(self.host, self.port, self.app)
+        except OSError as exc:
             self.store.close()
             self.store = None
-            raise OSError(f"cannot listen on {self.host}:{self.port}: address in use") from exc
-        self._server.daemon_threads = True
+            raise OSError(f"cannot listen on {self.host}:{self.port}: {exc.strerror}") from exc
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="toolkit-sandbox", daemon=True
         )
