@@ -22,6 +22,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .bulk import Plan, PlanRefused, history, plan, undo
     from .frames import Account, load_account
 
 __version__ = "0.1.0"
@@ -33,21 +34,36 @@ __all__ = [
     "Client",
     "ConfigError",
     "NotFoundError",
+    "Plan",
+    "PlanRefused",
     "RateLimitError",
     "ToolkitError",
     "TransportError",
     "ValidationError",
     "__version__",
     "connect",
+    "history",
     "load_account",
+    "plan",
+    "undo",
 ]
+
+_LAZY = {
+    "Account": "frames",
+    "load_account": "frames",
+    "Plan": "bulk",
+    "PlanRefused": "bulk",
+    "plan": "bulk",
+    "undo": "bulk",
+    "history": "bulk",
+}
 
 
 def __getattr__(name: str) -> object:
-    """``Account`` and ``load_account`` import pandas: loaded on first use, so that
+    """The loaders and the bulk layer import pandas: loaded on first use, so that
     ``import toolkit`` (and the command line) stays quick."""
-    if name in ("Account", "load_account"):
-        from . import frames
+    if name in _LAZY:
+        import importlib
 
-        return getattr(frames, name)
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'toolkit' has no attribute {name!r}")

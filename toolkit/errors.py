@@ -6,11 +6,13 @@
     ├── ConfigError          no usable key or base URL, a bad config file
     ├── ValidationError      a value the spec knows is wrong; raised before anything is sent
     ├── TransportError       no answer: connection refused, timeout, unreadable answer
-    └── ApiError             the service answered with an error (operation, http_status,
-        │                    error_list)
-        ├── AuthError        missing or unknown api-key (HTTP 401)
-        ├── NotFoundError    a campaign, creative or path the account does not have
-        └── RateLimitError   HTTP 429 after the retries (``retry_after`` seconds)
+    ├── ApiError             the service answered with an error (operation, http_status,
+    │   │                    error_list)
+    │   ├── AuthError        missing or unknown api-key (HTTP 401)
+    │   ├── NotFoundError    a campaign, creative or path the account does not have
+    │   └── RateLimitError   HTTP 429 after the retries (``retry_after`` seconds)
+    └── WorkbookError        an edited workbook that does not validate: every problem
+                             (``WorkbookProblem``) with its sheet, row, column and value
 
 No message of these exceptions ever contains the api-key.
 
@@ -23,7 +25,7 @@ campaign.item: Campaign not found #7
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class ToolkitError(Exception):
@@ -101,6 +103,59 @@ class RateLimitError(ApiError):
         self.retry_after = retry_after
 
 
+class WorkbookProblem(NamedTuple):
+    """One bad cell (or missing column) of a workbook: ``row`` is the Excel row number
+    (the header is row 1; ``None`` for a whole sheet), ``column`` the header name."""
+
+    sheet: str
+    row: int | None
+    column: str | None
+    value: Any
+    message: str
+
+    def __str__(self) -> str:
+        where = self.sheet
+        if self.row is not None:
+            where += f" row {self.row}"
+        if self.column:
+            where += f" [{self.column}]"
+        value = "" if self.value is None else f" {self.value!r}:"
+        return f"{where}:{value} {self.message}"
+
+
+class WorkbookError(ToolkitError, ValueError):
+    """A workbook that does not validate; nothing was read, so nothing can be sent.
+
+    ``problems`` lists every :class:`WorkbookProblem` found (all sheets, all rows); the
+    message shows the first 50 and counts the rest.
+
+    >>> err = WorkbookError([WorkbookProblem("countries", 3, "bid", "abc", "not a number")])
+    >>> print(err)
+    1 problem in the workbook:
+      countries row 3 [bid]: 'abc': not a number
+    """
+
+    #: How many problems the message shows.
+    SHOWN = 50
+
+    def __init__(self, problems: list[WorkbookProblem], path: str | None = None) -> None:
+        self.problems = list(problems)
+        self.path = path
+        n = len(self.problems)
+        where = f" {path}" if path else ""
+        lines = [f"{n} problem{'s' if n != 1 else ''} in the workbook{where}:"]
+        lines += [f"  {p}" for p in self.problems[: self.SHOWN]]
+        if n > self.SHOWN:
+            lines.append(f"  ... and {n - self.SHOWN} more")
+        super().__init__("\n".join(lines))
+
+    def to_frame(self) -> Any:
+        """The problems as a DataFrame (sheet, row, column, value, message)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.problems, columns=list(WorkbookProblem._fields))
+
+
 __all__ = [
     "ApiError",
     "AuthError",
@@ -110,4 +165,6 @@ __all__ = [
     "ToolkitError",
     "TransportError",
     "ValidationError",
+    "WorkbookError",
+    "WorkbookProblem",
 ]

@@ -89,7 +89,7 @@ def _settings(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> di
         out["frequency_capping"] = spec.FORMATS[ad_format].default_frequency_capping
     for key in ("url", "note"):
         if key in p:
-            out[key] = p.get_str(key)
+            out[key] = p.get_str(key) or None  # an empty string clears it
     if p.raw("allow_proxy") is not None:
         value = p.get_int("allow_proxy")
         if value not in (0, 1):

@@ -1,0 +1,25 @@
+"""Bulk edits: the workbook, plans of batch calls, applying them, the journal and undo.
+
+>>> import toolkit
+>>> plan = toolkit.plan(client, {"lists": edited_lists})              # doctest: +SKIP
+>>> result = plan.apply(client)                                       # doctest: +SKIP
+>>> toolkit.undo(client, result.run_id)                               # doctest: +SKIP
+"""
+
+from .apply import ApplyResult, Outcome, apply_plan
+from .journal import Journal, history, undo
+from .plan import Call, Plan, PlanRefused, make_plan, plan
+
+__all__ = [
+    "ApplyResult",
+    "Call",
+    "Journal",
+    "Outcome",
+    "Plan",
+    "PlanRefused",
+    "apply_plan",
+    "history",
+    "make_plan",
+    "plan",
+    "undo",
+]

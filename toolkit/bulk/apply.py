@@ -1,0 +1,401 @@
+"""Applying a plan: the calls in order, one outcome per campaign and item, compensation of
+failed bid changes, a read-back check, and a journal entry for undo.
+
+>>> result = plan.apply(client)                                       # doctest: +SKIP
+>>> result.to_frame().outcome.value_counts()                          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .. import spec
+from ..client.results import BatchResult, parse_message
+from ..errors import ApiError, ToolkitError
+from .plan import Call, Plan
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..client import Client
+    from .journal import Journal
+
+OUTCOMES: tuple[str, ...] = ("applied", "already", "failed", "restored", "lost")
+ALREADY = {"add": "already_exists", "drop": "not_exists"}
+
+
+@dataclass
+class Outcome:
+    """What happened to one item of one campaign in one call."""
+
+    seq: int
+    step: str
+    action: str
+    target: str
+    list_type: str | None
+    campaign_id: int
+    item: Any
+    bid: float | None
+    outcome: str
+    message: str | None = None
+    previous: Any = None
+
+
+@dataclass
+class ApplyResult:
+    """Every outcome of a run, plus the read-back differences and the journal's run id."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+    run_id: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return all(o.outcome in ("applied", "already", "restored") for o in self.outcomes) and not (
+            self.differences
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        rows = [o.__dict__ for o in self.outcomes]
+        columns = [
+            "seq",
+            "step",
+            "action",
+            "target",
+            "list_type",
+            "campaign_id",
+            "item",
+            "bid",
+            "outcome",
+            "message",
+            "previous",
+        ]
+        frame = pd.DataFrame(rows, columns=columns)
+        frame["item"] = frame["item"].map(lambda v: None if v is None else str(v))
+        frame["previous"] = frame["previous"].map(lambda v: None if v is None else str(v))
+        return frame.astype(
+            {
+                "seq": "Int64",
+                "step": "string",
+                "action": "string",
+                "target": "string",
+                "list_type": "string",
+                "campaign_id": "Int64",
+                "item": "string",
+                "bid": "float64",
+                "outcome": pd.CategoricalDtype(list(OUTCOMES)),
+                "message": "string",
+                "previous": "string",
+            }
+        )
+
+    def summary(self) -> str:
+        counts = defaultdict(int)
+        for o in self.outcomes:
+            counts[o.outcome] += 1
+        parts = [f"{counts[k]} {k}" for k in OUTCOMES if counts[k]]
+        text = f"Applied: {', '.join(parts) or 'nothing to do'}"
+        if self.run_id:
+            text += f" (run {self.run_id})"
+        if self.differences:
+            text += f"\n{len(self.differences)} difference(s) after read-back:\n  " + "\n  ".join(
+                self.differences[:20]
+            )
+        return text
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+
+class _Runner:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._verticals: dict[str, int] | None = None
+
+    def vertical_id(self, name: Any) -> int:
+        if self._verticals is None:
+            names = self.client.account.dictionary("vertical")
+            self._verticals = {str(v): int(k) for k, v in names.items()}
+        if name not in self._verticals:
+            raise ToolkitError(f"unknown vertical {name!r}")
+        return self._verticals[name]
+
+    def send(self, call: Call) -> dict[int, dict[Any, tuple[str, str | None]]]:
+        """Send one call; per campaign, the items whose outcome is not "applied"."""
+        c = self.client
+        ids = list(call.campaign_ids)
+        try:
+            if call.target == "campaign":
+                if call.action == "update":
+                    params = dict(call.params or {})
+                    name = params.pop("name")
+                    vertical = self.vertical_id(params.pop("vertical"))
+                    settings = {k: ("" if v is None else v) for k, v in params.items()}
+                    c.campaigns.update(ids[0], name, vertical, **settings)
+                    return {}
+                return self._batch(getattr(c.campaigns, f"{call.action}_batch")(ids), call)
+            if call.target == "bid_rule":
+                if call.action == "add":
+                    c.bid_rules.add(ids[0], list(call.items), call.bid)
+                else:
+                    c.bid_rules.drop(ids[0], list(call.items))
+                return {}
+            if call.target == "cpa_rule":
+                rules = (call.params or {}).get("rules")
+                if call.action == "add":
+                    c.cpa_rules.add(ids[0], rules)
+                elif call.action == "edit":
+                    c.cpa_rules.edit(ids[0], rules)
+                else:
+                    c.cpa_rules.drop(ids[0], list(call.items))
+                return {}
+            if call.target in spec.LISTS:
+                method = getattr(c.lists, f"{call.action}_batch")
+                return self._batch(method(ids, call.target, list(call.items)), call)
+            items: Any = dict(call.bids) if call.bids else list(call.items)
+            kind = spec.TARGET_KINDS[call.target]
+            if not kind.batch_listed:
+                getattr(c.targeting, call.action)(
+                    ids[0], call.target, items, list_type=call.list_type
+                )
+                return {}
+            method = getattr(c.targeting, f"{call.action}_batch")
+            return self._batch(method(ids, call.target, items, list_type=call.list_type), call)
+        except ApiError as exc:
+            if exc.outcomes:  # a single-campaign call that saved some items
+                return {ids[0]: {str(o["item"]): _kind_of(o, call) for o in exc.outcomes}}
+            return {cid: {"*": ("failed", str(exc))} for cid in ids}
+        except ToolkitError as exc:
+            return {cid: {"*": ("failed", str(exc))} for cid in ids}
+
+    @staticmethod
+    def _batch(result: BatchResult, call: Call) -> dict[int, dict[Any, tuple[str, str | None]]]:
+        out: dict[int, dict[Any, tuple[str, str | None]]] = {}
+        for cid, messages in result.errors.items():
+            per: dict[Any, tuple[str, str | None]] = {}
+            for message in messages:
+                parsed = {**parse_message(message), "message": message}
+                if parsed["outcome"] == "campaign_not_found" or parsed["item"] is None:
+                    per["*"] = ("failed", message)
+                else:
+                    per[str(parsed["item"]).lstrip("#")] = _kind_of(parsed, call)
+            out[cid] = per
+        return out
+
+
+def _kind_of(parsed: dict[str, Any], call: Call) -> tuple[str, str | None]:
+    if parsed["outcome"] == ALREADY.get(call.action):
+        return "already", parsed.get("message")
+    return "failed", parsed.get("message")
+
+
+def _items_of(call: Call) -> list[tuple[Any, float | None]]:
+    if call.target == "campaign" or (call.target == "cpa_rule" and call.action != "drop"):
+        return [(None, None)]
+    if call.bids:
+        return [(k, float(v)) for k, v in call.bids.items()]
+    return [(i, call.bid) for i in call.items]
+
+
+def apply_plan(
+    plan: Plan,
+    client: Client,
+    *,
+    progress: bool = True,
+    journal: Journal | str | None = "default",
+    verify: bool = True,
+) -> ApplyResult:
+    """Send every call of ``plan`` in order and report each campaign and item.
+
+    Failed adds of a bid change are compensated (the old bid is added back, ``restored``; if
+    that fails too, the item is reported ``lost`` with its old value). With ``verify``, the
+    affected campaigns are read back and any difference from the plan's intent is listed.
+    Every call and outcome goes into the journal (``None`` to skip it), for
+    :func:`toolkit.undo`.
+    """
+    from tqdm.auto import tqdm
+
+    from .journal import open_journal
+
+    book = open_journal(journal) if journal is not None else None
+    run_id = book.start_run(client, plan) if book is not None else None
+    runner = _Runner(client)
+    result = ApplyResult(run_id=run_id)
+    dropped: dict[tuple[str, int, Any], float] = {}
+    bar = tqdm(total=len(plan.calls), desc="applying", unit="call", disable=not progress)
+    try:
+        for seq, call in enumerate(plan.calls):
+            problems = runner.send(call)
+            for cid in call.campaign_ids:
+                per = problems.get(cid, {})
+                for item, bid in _items_of(call):
+                    key = "*" if "*" in per else (None if item is None else str(item))
+                    outcome, message = (
+                        per.get(key, ("applied", None))
+                        if key
+                        else (per.get("*", ("applied", None)))
+                    )
+                    previous = _previous(call, cid, item)
+                    result.outcomes.append(
+                        Outcome(
+                            seq,
+                            call.step,
+                            call.action,
+                            call.target,
+                            call.list_type,
+                            cid,
+                            item,
+                            bid,
+                            outcome,
+                            message,
+                            previous,
+                        )
+                    )
+                    if call.action == "drop" and previous is not None and outcome == "applied":
+                        dropped[(call.target, cid, item)] = previous
+            bar.update(1)
+        _compensate(runner, result, dropped)
+    finally:
+        bar.close()
+        if book is not None:
+            book.record(run_id, result.outcomes)
+    if verify:
+        result.differences = verify_outcomes(client, result.outcomes)
+    if book is not None:
+        book.finish_run(run_id, result)
+    return result
+
+
+def _previous(call: Call, cid: int, item: Any) -> Any:
+    prev = call.previous
+    if not prev:
+        return None
+    if call.target == "country":
+        return (prev.get(cid) or {}).get(item)
+    if call.target == "bid_rule":
+        return prev.get(item)
+    if call.target == "campaign":
+        return prev.get(cid) if call.action != "update" else dict(prev)
+    if call.target == "cpa_rule":
+        return prev.get("rules")
+    return None
+
+
+def _compensate(
+    runner: _Runner, result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
+) -> None:
+    """Restore the old value of items whose drop succeeded but whose re-add failed."""
+    for o in list(result.outcomes):
+        if o.action != "add" or o.outcome != "failed" or o.target not in ("country", "bid_rule"):
+            continue
+        old = dropped.get((o.target, o.campaign_id, o.item))
+        if old is None:
+            continue
+        if o.target == "country":
+            call = Call(
+                "add", "add", "country", (o.campaign_id,), items=(o.item,), bids={o.item: old}
+            )
+        else:
+            call = Call("add", "add", "bid_rule", (o.campaign_id,), items=(o.item,), bid=old)
+        problems = runner.send(call)
+        per = problems.get(o.campaign_id, {})
+        failed = per.get("*") or per.get(str(o.item))
+        state = "lost" if failed and failed[0] == "failed" else "restored"
+        result.outcomes.append(
+            Outcome(
+                o.seq,
+                "add",
+                "add",
+                o.target,
+                None,
+                o.campaign_id,
+                o.item,
+                old,
+                state,
+                f"old value {old} "
+                + (
+                    "could not be restored: " + str(failed[1])
+                    if state == "lost"
+                    else "restored after: " + str(o.message)
+                ),
+                old,
+            )
+        )
+
+
+def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
+    """Read back the affected campaigns; what does not match the applied outcomes."""
+    from ..frames import load_account
+
+    wanted = [
+        o
+        for o in outcomes
+        if o.outcome in ("applied", "already", "restored")
+        and o.target in ("country", "bid_rule", *spec.LISTS, *spec.TARGET_KINDS)
+    ]
+    ids = sorted({o.campaign_id for o in wanted})
+    if not ids:
+        return []
+    live = load_account(client, ids, progress=False)
+    countries = {
+        (int(r.campaign_id), r.country): float(r.bid)
+        for r in live.table("countries").itertuples(index=False)
+    }
+    rules = {
+        (int(r.campaign_id), r.item): float(r.bid)
+        for r in live.table("bid_rules").itertuples(index=False)
+    }
+    lists = {
+        (int(r.campaign_id), str(r.list), r.item)
+        for r in live.table("lists").itertuples(index=False)
+    }
+    lang = live.refs.get("language")
+    code_of = (
+        dict(zip(lang["id"].astype(str), lang["code"].astype(str), strict=True))
+        if (lang is not None and len(lang))
+        else {}
+    )
+    targets = set()
+    for r in live.table("targets").itertuples(index=False):
+        kind = str(r.kind).replace("_", "-")
+        value = code_of.get(str(r.value), str(r.value)) if kind == "language" else str(r.value)
+        lt = None if pd.isna(r.list_type) else str(r.list_type)
+        targets.add(
+            (int(r.campaign_id), kind, lt if spec.TARGET_KINDS[kind].typed else None, value)
+        )
+    failed = (
+        {(o.target, o.campaign_id) for o in live.failures.itertuples(index=False)}
+        if len(live.failures)
+        else set()
+    )
+    diffs: list[str] = []
+    final: dict[tuple[Any, ...], Outcome] = {}
+    for o in wanted:
+        final[(o.target, o.list_type, o.campaign_id, str(o.item))] = o
+    for o in final.values():
+        if ("campaign.item", o.campaign_id) in failed:
+            continue
+        present = o.action == "add" or o.outcome == "restored"
+        cid, item = o.campaign_id, str(o.item)
+        if o.target == "country":
+            have = countries.get((cid, item))
+            ok = (have is not None and abs(have - (o.bid or 0)) < 1e-9) if present else have is None
+        elif o.target == "bid_rule":
+            have = rules.get((cid, item))
+            ok = (have is not None and abs(have - (o.bid or 0)) < 1e-9) if present else have is None
+        elif o.target in spec.LISTS:
+            ok = ((cid, o.target, item) in lists) == present
+        else:
+            kind = spec.TARGET_KINDS[o.target]
+            lt = (o.list_type or "black") if kind.typed else None
+            ok = ((cid, o.target, lt, item) in targets) == present
+        if not ok:
+            state = "present" if present else "absent"
+            diffs.append(
+                f"campaign {cid} {o.target} {item}: expected {state}"
+                + (f" with bid {o.bid}" if present and o.bid is not None else "")
+            )
+    return diffs

@@ -1,0 +1,738 @@
+"""Plans: the calls that turn the live account into the desired tables, previewed first.
+
+>>> import toolkit
+>>> tables = toolkit.read_workbook("account.xlsx")                    # doctest: +SKIP
+>>> plan = toolkit.plan(client, tables)                               # doctest: +SKIP
+>>> len(plan), plan.to_frame()                                        # doctest: +SKIP
+
+The planner diffs each table three ways (:mod:`toolkit.bulk.diff`), then groups campaigns
+that need the same items into one batch call, and orders the calls safely: pauses and
+archives first, then settings, drops before adds, and starts last. A bid change is a drop and
+an add. Guards refuse suspicious deletions unless lifted with ``allow=``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .. import spec
+from ..errors import ToolkitError
+from .diff import ABSENT, Change, Conflict, as_map, three_way
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..client import Client
+    from ..frames import Account
+
+# Steps of a plan, in the order they are applied.
+STEPS: tuple[str, ...] = ("pause", "archive", "update", "drop", "add", "rules", "start")
+
+GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
+DEFAULT_MAX_DROP_SHARE = 0.2
+DEFAULT_MAX_ARCHIVE = 1
+
+# Item tables diffed as sets (or maps to a bid): key columns and value column.
+ITEM_TABLES: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "countries": (("campaign_id", "country"), "bid"),
+    "targets": (("campaign_id", "kind", "list_type", "value"), None),
+    "lists": (("campaign_id", "list", "item"), None),
+    "bid_rules": (("campaign_id", "item"), "bid"),
+}
+# Campaign settings a plan may update, and the work status column.
+SETTING_COLUMNS: tuple[str, ...] = (
+    "name",
+    "frequency_capping",
+    "url",
+    "note",
+    *(lim.field for lim in spec.LIMITS.values()),
+)
+WORK_MOVES: dict[str, str] = {v: k for k, v in spec.WORK_ACTIONS.items()}  # Started -> start
+WHITELISTS: frozenset[tuple[str, str | None]] = frozenset(
+    {("list", "source_white"), ("list", "subid_white")}
+    | {("target", f"{k.name}:white") for k in spec.TARGET_KINDS.values() if k.typed}
+)
+
+
+class PlanRefused(ToolkitError):
+    """A guard refused the plan before any call; ``guard`` names it, ``details`` the numbers.
+
+    Lift it with ``plan(..., allow={"<guard>"})`` (or the CLI's ``--allow <guard>``).
+    """
+
+    def __init__(self, guard: str, details: list[str]) -> None:
+        self.guard = guard
+        self.details = details
+        shown = "; ".join(details[:10]) + (
+            f"; ... ({len(details) - 10} more)" if len(details) > 10 else ""
+        )
+        super().__init__(
+            f"plan refused by guard '{guard}': {shown} (allow it with allow={{'{guard}'}})"
+        )
+
+
+@dataclass(frozen=True)
+class Call:
+    """One API call of a plan.
+
+    ``target`` is ``country``, a target kind (``os``, ``cidr``...), a list (``subid_black``),
+    ``bid_rule``, ``cpa_rule``, ``campaign`` or ``creative``. ``items`` are what the call
+    adds or drops (country adds: ``bids`` maps each code to its bid). ``previous`` keeps what
+    the call replaces (old bids, old settings, old work status) for compensation and undo.
+    """
+
+    step: str
+    action: str
+    target: str
+    campaign_ids: tuple[int, ...]
+    items: tuple[Any, ...] = ()
+    bids: Mapping[str, float] | None = None
+    bid: float | None = None
+    list_type: str | None = None
+    params: Mapping[str, Any] | None = None
+    previous: Mapping[Any, Any] | None = None
+
+    @property
+    def batch(self) -> bool:
+        return len(self.campaign_ids) > 1
+
+    def describe(self) -> str:
+        what = f"{self.target}" + (f" ({self.list_type})" if self.list_type else "")
+        who = (
+            f"campaign {self.campaign_ids[0]}"
+            if len(self.campaign_ids) == 1
+            else f"{len(self.campaign_ids)} campaigns"
+        )
+        items = ""
+        if self.bids:
+            items = ", ".join(f"{k}={v}" for k, v in list(self.bids.items())[:5])
+        elif self.items:
+            items = ", ".join(map(str, self.items[:5]))
+        if len(self.bids or self.items) > 5:
+            items += f", ... ({len(self.bids or self.items)} items)"
+        if self.bid is not None:
+            items += f" @ {self.bid}"
+        if self.params:
+            items = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{self.action} {what} on {who}" + (f": {items}" if items else "")
+
+
+@dataclass
+class Plan:
+    """An ordered list of calls, with the conflicts left out; preview it before applying."""
+
+    calls: list[Call] = field(default_factory=list)
+    conflicts: pd.DataFrame = field(default_factory=lambda: _conflict_frame([]))
+    warnings: list[str] = field(default_factory=list)
+    scope: tuple[int, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.calls)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per call: step, action, target, list_type, campaigns, items, bid."""
+        rows = [
+            {
+                "step": c.step,
+                "action": c.action,
+                "target": c.target,
+                "list_type": c.list_type,
+                "campaigns": len(c.campaign_ids),
+                "campaign_ids": list(c.campaign_ids),
+                "items": len(c.bids) if c.bids else len(c.items),
+                "bid": c.bid,
+                "detail": c.describe(),
+            }
+            for c in self.calls
+        ]
+        frame = pd.DataFrame(
+            rows,
+            columns=[
+                "step",
+                "action",
+                "target",
+                "list_type",
+                "campaigns",
+                "campaign_ids",
+                "items",
+                "bid",
+                "detail",
+            ],
+        )
+        return frame.astype(
+            {
+                "step": pd.CategoricalDtype(list(STEPS), ordered=True),
+                "action": "string",
+                "target": "string",
+                "list_type": "string",
+                "campaigns": "Int64",
+                "items": "Int64",
+                "bid": "float64",
+                "detail": "string",
+            }
+        )
+
+    def summary(self) -> str:
+        """A few lines: calls per step and target, conflicts and warnings."""
+        if not self.calls:
+            lines = ["Plan: nothing to do."]
+        else:
+            counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+            for c in self.calls:
+                entry = counts[(c.step, c.action, c.target)]
+                entry[0] += 1
+                entry[1] += len(c.campaign_ids)
+                entry[2] += len(c.bids) if c.bids else len(c.items)
+            lines = [f"Plan: {len(self.calls)} call{'s' if len(self.calls) != 1 else ''}"]
+            for (step, action, target), (n, camps, items) in counts.items():
+                extra = f", {items} items" if items else ""
+                lines.append(
+                    f"  {step:<8} {action} {target}: {n} call(s), {camps} campaign(s){extra}"
+                )
+        if len(self.conflicts):
+            lines.append(
+                f"  {len(self.conflicts)} conflict(s) left out (live changed since export);"
+                " see plan.conflicts, or plan again with prefer='desired' or 'live'"
+            )
+        lines += [f"  warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        head = self.summary().replace("&", "&amp;").replace("<", "&lt;").splitlines()
+        table = self.to_frame().drop(columns=["campaign_ids"]).to_html(index=False, max_rows=50)
+        return f"<b>{head[0]}</b><br>" + "<br>".join(head[1:]) + table
+
+    def apply(self, client: Client, **options: Any) -> Any:
+        """Send the calls; see :func:`toolkit.bulk.apply.apply_plan`."""
+        from .apply import apply_plan
+
+        return apply_plan(self, client, **options)
+
+
+def _conflict_frame(conflicts: list[tuple[str, Conflict]]) -> pd.DataFrame:
+    rows = [
+        {
+            "table": table,
+            "key": c.key,
+            "base": _shown(c.base),
+            "live": _shown(c.live),
+            "desired": _shown(c.desired),
+        }
+        for table, c in conflicts
+    ]
+    return pd.DataFrame(rows, columns=["table", "key", "base", "live", "desired"])
+
+
+def _shown(value: Any) -> Any:
+    return "<absent>" if value is ABSENT else value
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _tables_of(source: Any) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame] | None]:
+    """Desired tables (and the base they were exported from, if known) from what was given."""
+    desired = getattr(source, "desired", None)
+    if desired is not None:  # a read workbook
+        base = getattr(source, "base", None) or None
+        return dict(desired), (dict(base) if base else None)
+    if hasattr(source, "tables"):  # an Account
+        tables = source.tables
+        return dict(tables() if callable(tables) else tables), None
+    if isinstance(source, Mapping):
+        return dict(source), None
+    raise TypeError("desired must be a read workbook, an Account or a dict of DataFrames")
+
+
+def _normalise_targets(df: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Typed kinds without a list type are black lists; other kinds carry none."""
+    if df is None or df.empty:
+        return df
+    out = df.copy()
+    kinds = out["kind"].astype(str).str.replace("_", "-")
+    typed = kinds.map(lambda k: spec.TARGET_KINDS[k].typed if k in spec.TARGET_KINDS else False)
+    list_type = out["list_type"].astype(object).where(out["list_type"].notna(), None)
+    list_type = [
+        ("black" if lt is None else lt) if t else None
+        for lt, t in zip(list_type, typed, strict=True)
+    ]
+    out["kind"] = kinds
+    out["list_type"] = pd.Series(list_type, index=out.index, dtype=object)
+    out["value"] = out["value"].astype(str).str.strip()
+    return out
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def make_plan(
+    client: Client,
+    desired: Any,
+    base: Mapping[str, pd.DataFrame] | None = None,
+    *,
+    live: Account | None = None,
+    prefer: str | None = None,
+    allow: Iterable[str] = (),
+    max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
+    max_archive: int = DEFAULT_MAX_ARCHIVE,
+) -> Plan:
+    """The plan that turns live into ``desired``, three-way against ``base`` when known.
+
+    ``desired`` is what :func:`toolkit.read_workbook` returns (its exported state is then the
+    base), an :class:`~toolkit.frames.Account`, or a dict of table name -> DataFrame; tables
+    not given mean "no change". ``prefer`` settles conflicts (``"desired"`` or ``"live"``;
+    by default they are left out and listed in ``plan.conflicts``). ``allow`` lifts guards by
+    name: ``drop_share``, ``empty_whitelist``, ``bulk_archive``.
+    """
+    if prefer not in (None, "desired", "live"):
+        raise ValueError("prefer must be None, 'desired' or 'live'")
+    allowed = set(allow)
+    unknown = allowed - set(GUARDS)
+    if unknown:
+        raise ValueError(f"unknown guards {sorted(unknown)}; guards: {', '.join(GUARDS)}")
+    tables, workbook_base = _tables_of(desired)
+    base = dict(base) if base is not None else workbook_base
+    if "targets" in tables:
+        tables["targets"] = _normalise_targets(tables["targets"])
+    if base is not None and "targets" in base:
+        base = {**base, "targets": _normalise_targets(base["targets"])}
+    scope = _scope(tables, base)
+    if live is None:
+        from ..frames import load_account
+
+        live = load_account(client, sorted(scope), progress=False)
+    live_tables = {
+        name: live.table(name)
+        for name in ("campaigns", "countries", "targets", "lists", "bid_rules", "cpa_rules")
+    }
+    live_tables["targets"] = _normalise_targets(live_tables["targets"])
+    builder = _Builder(live, scope)
+    conflicts: list[tuple[str, Conflict]] = []
+    for name, (key, value) in ITEM_TABLES.items():
+        if name not in tables or tables[name] is None:
+            continue
+        changes, found = three_way(
+            as_map(tables[name], key, value),
+            None if base is None else as_map(base.get(name), key, value),
+            as_map(live_tables[name], key, value),
+            prefer,
+        )
+        conflicts += [(name, c) for c in found]
+        builder.items(name, changes)
+    if "campaigns" in tables and tables["campaigns"] is not None:
+        conflicts += builder.campaigns(
+            tables["campaigns"], (base or {}).get("campaigns"), live_tables["campaigns"], prefer
+        )
+    if "cpa_rules" in tables and tables["cpa_rules"] is not None:
+        conflicts += builder.cpa_rules(
+            tables["cpa_rules"], (base or {}).get("cpa_rules"), live_tables["cpa_rules"], prefer
+        )
+    plan = Plan(
+        builder.ordered(), _conflict_frame(conflicts), builder.warnings, tuple(sorted(scope))
+    )
+    _check_guards(plan, live_tables, allowed, max_drop_share, max_archive)
+    return plan
+
+
+def _scope(tables: Mapping[str, pd.DataFrame], base: Mapping[str, pd.DataFrame] | None) -> set[int]:
+    ids: set[int] = set()
+    for source in (tables, base or {}):
+        for name, df in source.items():
+            if df is None or df.empty:
+                continue
+            column = "id" if name == "campaigns" else "campaign_id"
+            if column in df:
+                ids.update(int(v) for v in df[column].dropna())
+    return ids
+
+
+class _Builder:
+    """Turns changes into grouped, chunk-free calls (the client chunks them)."""
+
+    def __init__(self, live: Account, scope: set[int]) -> None:
+        campaigns = live.table("campaigns")
+        self.formats = (
+            dict(zip(campaigns["id"].astype(int), campaigns["ad_format"].astype(str), strict=True))
+            if len(campaigns)
+            else {}
+        )
+        self.live_campaigns = campaigns
+        self.refs = live.refs
+        self.calls: list[Call] = []
+        self.warnings: list[str] = []
+        self.scope = scope
+        lang = self.refs.get("language") if self.refs else None
+        self.language_code = (
+            dict(zip(lang["id"].astype(str), lang["code"].astype(str), strict=True))
+            if lang is not None and len(lang)
+            else {}
+        )
+
+    # ------------------------------------------------------------------ item tables
+
+    def items(self, table: str, changes: list[Change]) -> None:
+        adds: dict[tuple[str, str | None], dict[int, dict[Any, Any]]] = defaultdict(
+            lambda: defaultdict(dict)
+        )
+        drops: dict[tuple[str, str | None], dict[int, dict[Any, Any]]] = defaultdict(
+            lambda: defaultdict(dict)
+        )
+        for ch in changes:
+            cid = int(ch.key[0])
+            if cid not in self.formats:
+                self.warnings.append(f"{table}: campaign {cid} is not in the live account; skipped")
+                continue
+            target, list_type, item = self._target_of(table, ch.key)
+            if target is None:
+                continue
+            if ch.old is not ABSENT:
+                drops[(target, list_type)][cid][item] = ch.old
+            if ch.new is not ABSENT:
+                adds[(target, list_type)][cid][item] = ch.new
+        for (target, list_type), per_campaign in drops.items():
+            self._group("drop", target, list_type, per_campaign)
+        for (target, list_type), per_campaign in adds.items():
+            self._group("add", target, list_type, per_campaign)
+
+    def _target_of(self, table: str, key: tuple[Any, ...]) -> tuple[str | None, str | None, Any]:
+        if table == "countries":
+            return "country", None, key[1]
+        if table == "lists":
+            return key[1], None, key[2]
+        if table == "bid_rules":
+            return "bid_rule", None, key[1]
+        kind, list_type, value = key[1], key[2], key[3]
+        if kind not in spec.TARGET_KINDS:
+            self.warnings.append(f"targets: unknown kind {kind!r}; skipped")
+            return None, None, None
+        if kind == "language":
+            code = self.language_code.get(str(value))
+            if code is None:
+                self.warnings.append(f"targets: unknown language id {value!r}; skipped")
+                return None, None, None
+            value = code
+        return kind, list_type, value
+
+    def _group(
+        self,
+        action: str,
+        target: str,
+        list_type: str | None,
+        per_campaign: Mapping[int, Mapping[Any, Any]],
+    ) -> None:
+        """One call per group of campaigns that need exactly the same items (and bids)."""
+        step = "drop" if action == "drop" else "add"
+        if target == "bid_rule":
+            for cid, items in per_campaign.items():
+                if action == "drop":
+                    self.calls.append(
+                        Call(
+                            step, action, target, (cid,), tuple(sorted(items)), previous=dict(items)
+                        )
+                    )
+                    continue
+                by_bid: dict[float, list[str]] = defaultdict(list)
+                for item, bid in items.items():
+                    by_bid[float(bid)].append(item)
+                for bid, group in by_bid.items():
+                    self.calls.append(
+                        Call(step, action, target, (cid,), tuple(sorted(group)), bid=bid)
+                    )
+            return
+        groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+        for cid, items in per_campaign.items():
+            if target == "country" and action == "add":
+                signature = tuple(sorted((k, float(v)) for k, v in items.items()))
+            else:
+                signature = tuple(sorted(items, key=str))
+            groups[signature].append(cid)
+        kind = spec.TARGET_KINDS.get(target)
+        single_only = kind is not None and not kind.batch_listed
+        for signature, cids in groups.items():
+            batches = [[c] for c in cids] if single_only else [cids]
+            for ids in batches:
+                previous = None
+                if target == "country" and action == "drop":
+                    previous = {c: dict(per_campaign[c]) for c in ids}
+                if target == "country" and action == "add":
+                    self.calls.append(
+                        Call(
+                            step,
+                            action,
+                            target,
+                            tuple(sorted(ids)),
+                            items=tuple(k for k, _ in signature),
+                            bids=dict(signature),
+                            previous=previous,
+                        )
+                    )
+                else:
+                    self.calls.append(
+                        Call(
+                            step,
+                            action,
+                            target,
+                            tuple(sorted(ids)),
+                            items=signature,
+                            list_type=list_type,
+                            previous=previous,
+                        )
+                    )
+
+    # ------------------------------------------------------------------ campaigns
+
+    def campaigns(
+        self,
+        desired: pd.DataFrame,
+        base: pd.DataFrame | None,
+        live: pd.DataFrame,
+        prefer: str | None,
+    ) -> list[tuple[str, Conflict]]:
+        conflicts: list[tuple[str, Conflict]] = []
+        columns = [c for c in SETTING_COLUMNS if c in desired.columns]
+        d_rows = _rows_by_id(desired)
+        b_rows = _rows_by_id(base) if base is not None else None
+        l_rows = _rows_by_id(live)
+        moves: dict[str, dict[int, str]] = defaultdict(dict)  # move -> campaign -> old
+        for cid, d in d_rows.items():
+            if cid not in l_rows:
+                self.warnings.append(
+                    f"campaigns: campaign {cid} is not in the live account; skipped"
+                )
+                continue
+            l_ = l_rows[cid]
+            b = b_rows.get(cid) if b_rows is not None else None
+            settings, previous = {}, {}
+            for col in columns + (["work_status"] if "work_status" in desired.columns else []):
+                changes, found = three_way(
+                    {(cid,): d.get(col)},
+                    None if b is None else {(cid,): b.get(col)},
+                    {(cid,): l_.get(col)},
+                    prefer,
+                )
+                conflicts += [
+                    ("campaigns", Conflict((cid, col), c.base, c.live, c.desired)) for c in found
+                ]
+                for ch in changes:
+                    if col == "work_status":
+                        if ch.new in WORK_MOVES:
+                            moves[WORK_MOVES[ch.new]][cid] = str(ch.old)
+                    else:
+                        settings[col] = ch.new
+                        previous[col] = ch.old
+            if settings:
+                params = {
+                    "name": settings.get("name", l_.get("name")),
+                    "vertical": l_.get("vertical"),
+                    **settings,
+                }
+                self.calls.append(
+                    Call(
+                        "update",
+                        "update",
+                        "campaign",
+                        (cid,),
+                        params=params,
+                        previous={"name": l_.get("name"), **previous},
+                    )
+                )
+        for move, old in sorted(moves.items()):
+            self.calls.append(Call(move, move, "campaign", tuple(sorted(old)), previous=old))
+        return conflicts
+
+    # ------------------------------------------------------------------ CPA rules
+
+    def cpa_rules(
+        self,
+        desired: pd.DataFrame,
+        base: pd.DataFrame | None,
+        live: pd.DataFrame,
+        prefer: str | None,
+    ) -> list[tuple[str, Conflict]]:
+        conflicts: list[tuple[str, Conflict]] = []
+        fields = list(spec.CPA_FIELDS)
+        new = desired[desired["id"].isna()]
+        for cid, group in new.groupby(new["campaign_id"].astype(int)):
+            rules = [{f: _py(r[f]) for f in fields} for _, r in group.iterrows()]
+            self.calls.append(
+                Call("rules", "add", "cpa_rule", (int(cid),), params={"rules": rules})
+            )
+        known = desired[desired["id"].notna()]
+        d_rows = _rows_by_id(known)
+        b_rows = _rows_by_id(base) if base is not None else None
+        l_rows = _rows_by_id(live)
+        for rid, d in d_rows.items():
+            if rid not in l_rows:
+                self.warnings.append(f"cpa_rules: rule {rid} is not in the live account; skipped")
+                continue
+            l_, b = l_rows[rid], (b_rows or {}).get(rid)
+            change, previous = {}, {}
+            for f in fields:
+                changes, found = three_way(
+                    {(rid,): d.get(f)},
+                    None if b_rows is None else {(rid,): None if b is None else b.get(f)},
+                    {(rid,): l_.get(f)},
+                    prefer,
+                )
+                conflicts += [
+                    ("cpa_rules", Conflict((rid, f), c.base, c.live, c.desired)) for c in found
+                ]
+                for ch in changes:
+                    change[f], previous[f] = ch.new, ch.old
+            if change:
+                self.calls.append(
+                    Call(
+                        "rules",
+                        "edit",
+                        "cpa_rule",
+                        (int(l_["campaign_id"]),),
+                        params={"rules": [{"id": rid, **change}]},
+                        previous={"rules": [{"id": rid, **previous}]},
+                    )
+                )
+        gone = (set(b_rows) if b_rows is not None else set(l_rows)) - set(d_rows)
+        by_campaign: dict[int, list[int]] = defaultdict(list)
+        for rid in sorted(gone):
+            if rid in l_rows:
+                by_campaign[int(l_rows[rid]["campaign_id"])].append(rid)
+        for cid, rids in by_campaign.items():
+            self.calls.append(
+                Call(
+                    "rules",
+                    "drop",
+                    "cpa_rule",
+                    (cid,),
+                    items=tuple(rids),
+                    previous={"rules": [{f: l_rows[r][f] for f in fields} for r in rids]},
+                )
+            )
+        return conflicts
+
+    def ordered(self) -> list[Call]:
+        rank = {s: i for i, s in enumerate(STEPS)}
+        return sorted(self.calls, key=lambda c: rank[c.step])
+
+
+def _py(value: Any) -> Any:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _rows_by_id(df: pd.DataFrame | None) -> dict[int, dict[str, Any]]:
+    if df is None or df.empty:
+        return {}
+    records = df.astype(object).where(df.notna(), None).to_dict("records")
+    return {int(r["id"]): r for r in records if r.get("id") is not None}
+
+
+# --------------------------------------------------------------------------- guards
+
+
+def _check_guards(
+    plan: Plan,
+    live: Mapping[str, pd.DataFrame],
+    allowed: set[str],
+    max_drop_share: float,
+    max_archive: int,
+) -> None:
+    counts = _live_counts(live)
+    dropped: dict[tuple[int, str], int] = defaultdict(int)
+    for call in plan.calls:
+        if call.action != "drop" or call.target in ("cpa_rule",):
+            continue
+        label = call.target + (f":{call.list_type}" if call.list_type else "")
+        for cid in call.campaign_ids:
+            dropped[(cid, label)] += len(call.items)
+    # drops that are half of a change (a new bid) are not losses
+    readded = defaultdict(int)
+    for call in plan.calls:
+        if call.action == "add" and call.target in ("country", "bid_rule"):
+            for cid in call.campaign_ids:
+                readded[(cid, call.target)] += len(call.bids or call.items)
+    if "drop_share" not in allowed:
+        over = []
+        for (cid, label), n in sorted(dropped.items()):
+            total = counts.get((cid, label), 0)
+            lost = n - min(n, readded.get((cid, label), 0))
+            if total and lost / total > max_drop_share:
+                over.append(
+                    f"campaign {cid} {label}: drops {lost} of {total} ({lost / total:.0%}"
+                    f" > {max_drop_share:.0%})"
+                )
+        if over:
+            raise PlanRefused("drop_share", over)
+    if "empty_whitelist" not in allowed:
+        emptied = []
+        for (cid, label), n in sorted(dropped.items()):
+            kind = "list" if label in spec.LISTS else "target"
+            if (kind, label) in WHITELISTS and n >= counts.get((cid, label), 0) > 0:
+                adds = sum(
+                    len(c.items)
+                    for c in plan.calls
+                    if c.action == "add"
+                    and cid in c.campaign_ids
+                    and c.target + (f":{c.list_type}" if c.list_type else "") == label
+                )
+                if not adds:
+                    emptied.append(
+                        f"campaign {cid} {label}: all {n} items dropped (traffic widens)"
+                    )
+        if emptied:
+            raise PlanRefused("empty_whitelist", emptied)
+    if "bulk_archive" not in allowed:
+        archived = sorted(
+            {c for call in plan.calls if call.action == "archive" for c in call.campaign_ids}
+        )
+        if len(archived) > max_archive:
+            raise PlanRefused(
+                "bulk_archive",
+                [f"archives {len(archived)} campaigns (more than {max_archive}): {archived[:20]}"],
+            )
+
+
+def _live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
+    counts: dict[tuple[int, str], int] = defaultdict(int)
+    countries = live.get("countries")
+    if countries is not None and len(countries):
+        for cid, n in countries.groupby(countries["campaign_id"].astype(int)).size().items():
+            counts[(int(cid), "country")] = int(n)
+    lists = live.get("lists")
+    if lists is not None and len(lists):
+        for (cid, name), n in (
+            lists.groupby([lists["campaign_id"].astype(int), lists["list"].astype(str)])
+            .size()
+            .items()
+        ):
+            counts[(int(cid), name)] = int(n)
+    rules = live.get("bid_rules")
+    if rules is not None and len(rules):
+        for cid, n in rules.groupby(rules["campaign_id"].astype(int)).size().items():
+            counts[(int(cid), "bid_rule")] = int(n)
+    targets = live.get("targets")
+    if targets is not None and len(targets):
+        for row in targets.itertuples(index=False):
+            label = row.kind + (f":{row.list_type}" if row.list_type else "")
+            counts[(int(row.campaign_id), label)] += 1
+    return counts
+
+
+def plan(
+    client: Client, desired: Any, base: Mapping[str, pd.DataFrame] | None = None, **options: Any
+) -> Plan:
+    """``toolkit.plan``: see :func:`make_plan`."""
+    return make_plan(client, desired, base, **options)
+
+
+__all__ = ["Call", "Plan", "PlanRefused", "make_plan", "plan"]
