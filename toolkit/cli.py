@@ -49,6 +49,100 @@ def _sandbox(args: argparse.Namespace) -> int:
     return 0
 
 
+def _client(args: argparse.Namespace):  # noqa: ANN202
+    import toolkit
+
+    return toolkit.connect(api_key=getattr(args, "api_key", None),
+                           base_url=getattr(args, "base_url", None))
+
+
+def _ask(question: str, yes: bool) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        print("Not a terminal: pass --yes to apply without asking.", file=sys.stderr)
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .bulk.workbook import export_workbook
+
+    ids = [int(i) for i in args.campaigns.split(",")] if args.campaigns else None
+    path = export_workbook(_client(args), args.file, campaign_ids=ids)
+    print(f"Exported {path}")
+    return 0
+
+
+def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
+    from .bulk import make_plan
+    from .bulk.workbook import read_workbook
+
+    tables = read_workbook(args.file)
+    return make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
+
+
+def _plan(args: argparse.Namespace) -> int:
+    plan = _make_plan(args, _client(args))
+    print(plan.summary())
+    if len(plan):
+        print(plan.to_frame()[["step", "action", "target", "campaigns", "items", "detail"]]
+              .to_string(index=False, max_colwidth=80))
+    return 0
+
+
+def _apply(args: argparse.Namespace) -> int:
+    client = _client(args)
+    plan = _make_plan(args, client)
+    print(plan.summary())
+    if not len(plan):
+        return 0
+    if not _ask(f"Apply {len(plan)} call(s)?", args.yes):
+        print("Nothing sent.")
+        return 1
+    result = plan.apply(client, journal=args.journal or "default")
+    print(result.summary())
+    return 0 if result.ok else 3
+
+
+def _undo(args: argparse.Namespace) -> int:
+    from .bulk import undo
+
+    client = _client(args)
+    if not _ask(f"Undo run {args.run}?", args.yes):
+        print("Nothing sent.")
+        return 1
+    result = undo(client, args.run, journal=args.journal or None)
+    print(result.summary())
+    return 0 if result.ok else 3
+
+
+def _history(args: argparse.Namespace) -> int:
+    from .bulk import history
+
+    runs = history(args.journal or None)
+    print(runs.to_string(index=False) if len(runs) else "No runs in the journal.")
+    return 0
+
+
+def _bulk_errors(func):  # noqa: ANN001, ANN202
+    """Library errors become one clear line on stderr and exit code 2, never a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        from .errors import ToolkitError
+
+        try:
+            return func(args)
+        except ToolkitError as exc:
+            print(f"campaign-toolkit: {exc}", file=sys.stderr)
+            return 2
+        except FileNotFoundError as exc:
+            print(f"campaign-toolkit: no such file: {exc.filename}", file=sys.stderr)
+            return 2
+
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="campaign-toolkit", description="Campaign Management toolkit."
@@ -64,6 +158,42 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--auto-approve", action="store_true", help="approve new campaigns/creatives")
     sb.add_argument("--once", action="store_true", help="start, print, and stop (for checks)")
     sb.set_defaults(func=_sandbox)
+
+    def account_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--api-key", default=None, help="key (default: env, config, sandbox)")
+        p.add_argument("--base-url", default=None, help="service URL (default: env, config)")
+
+    def plan_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", help="the edited workbook (.xlsx)")
+        p.add_argument("--prefer", choices=("desired", "live"), default=None,
+                       help="settle conflicts: apply the edit, or keep live")
+        p.add_argument("--allow", action="append", choices=("drop_share", "empty_whitelist",
+                                                             "bulk_archive"),
+                       help="lift a guard (repeatable)")
+        account_options(p)
+
+    ex = sub.add_parser("export", help="export the account to an editable workbook")
+    ex.add_argument("file", help="the workbook to write (.xlsx)")
+    ex.add_argument("--campaigns", default=None, help="comma-separated campaign ids")
+    account_options(ex)
+    ex.set_defaults(func=_bulk_errors(_export))
+    pl = sub.add_parser("plan", help="show the calls an edited workbook means")
+    plan_options(pl)
+    pl.set_defaults(func=_bulk_errors(_plan))
+    ap = sub.add_parser("apply", help="show the plan, ask, and apply it")
+    plan_options(ap)
+    ap.add_argument("--yes", action="store_true", help="apply without asking")
+    ap.add_argument("--journal", default=None, help="journal file (default: user data dir)")
+    ap.set_defaults(func=_bulk_errors(_apply))
+    un = sub.add_parser("undo", help="apply the inverse of a journaled run")
+    un.add_argument("run", help="the run id (see: campaign-toolkit history)")
+    un.add_argument("--yes", action="store_true", help="undo without asking")
+    un.add_argument("--journal", default=None, help="journal file (default: user data dir)")
+    account_options(un)
+    un.set_defaults(func=_bulk_errors(_undo))
+    hi = sub.add_parser("history", help="list the journaled runs")
+    hi.add_argument("--journal", default=None, help="journal file (default: user data dir)")
+    hi.set_defaults(func=_bulk_errors(_history))
     return parser
 
 

@@ -1,0 +1,301 @@
+"""The layout of the editable workbook: its sheets, their columns, which are editable, keys.
+
+One :class:`Sheet` per table of the account (``campaigns``, ``countries``, ``targets``,
+``lists``, ``bid_rules``, ``cpa_rules``, ``creatives``), in that order. Column names and
+dtypes are those of :data:`toolkit.frames.schemas.SCHEMAS`; this module only says which
+columns a sheet shows, which of them a person may edit, the key of a row, the cells that
+must not be empty, the number formats and the drop-down lists.
+
+>>> SHEETS["countries"].editable
+('campaign_id', 'country', 'bid')
+>>> SHEETS["countries"].key
+('campaign_id', 'country')
+>>> SHEETS["lists"].columns
+('campaign_id', 'list', 'item')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .. import spec
+from ..frames.account import TABLES
+from ..frames.schemas import SCHEMAS
+
+#: Hidden sheet of the drop-down lists (one column per list).
+LISTS_SHEET = "_lists"
+#: Hidden sheet of the account's dictionaries, long form (type, ad_format, id, code, name).
+REFS_SHEET = "_refs"
+#: Hidden sheet of facts about the export (key, value).
+META_SHEET = "_meta"
+#: Prefix of the hidden sheets holding the exported state of each table.
+BASE_PREFIX = "_base_"
+README_SHEET = "README"
+#: What ``_meta`` says a toolkit workbook is, and the version of this layout.
+WORKBOOK_FORMAT = "campaign-toolkit workbook"
+WORKBOOK_VERSION = 1
+REFS_COLUMNS: tuple[str, ...] = ("type", "ad_format", "id", "code", "name")
+
+#: Number formats.
+MONEY_FORMAT = "0.0000##"
+INT_FORMAT = "0"
+RATE_FORMAT = "0.000"
+TIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
+TEXT_FORMAT = "@"
+
+#: Characters that make a spreadsheet read a typed string as a formula.
+FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One table's sheet.
+
+    ``columns`` are shown in this order; ``editable`` may be changed (every other column is
+    read-only: grey, with a header comment, and checked against the exported state);
+    ``key`` identifies a row; ``required`` cells must not be empty; ``money`` columns get
+    :data:`MONEY_FORMAT`; ``choices`` maps a column to the drop-down list (a column of the
+    hidden ``_lists`` sheet) its cells must come from; ``locked`` says whether sheet
+    protection locks the read-only columns (only on sheets whose rows are not deleted: Excel
+    refuses to delete or sort rows holding a locked cell); ``row`` says what one row is.
+    """
+
+    table: str
+    columns: tuple[str, ...]
+    editable: tuple[str, ...]
+    key: tuple[str, ...]
+    required: tuple[str, ...]
+    row: str
+    money: tuple[str, ...] = ()
+    choices: dict[str, str] = field(default_factory=dict)
+    locked: bool = False
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def read_only(self) -> tuple[str, ...]:
+        """The columns that are not editable, in sheet order."""
+        return tuple(c for c in self.columns if c not in self.editable)
+
+    @property
+    def headers_required(self) -> tuple[str, ...]:
+        """Columns whose header must be present: the key and every editable column."""
+        return tuple(c for c in self.columns if c in self.editable or c in self.key)
+
+    def dtype(self, column: str) -> object:
+        """The declared dtype of ``column`` (from :data:`SCHEMAS`)."""
+        return SCHEMAS[self.table][column]
+
+    def number_format(self, column: str) -> str:
+        """The number format of the column's cells."""
+        dtype = self.dtype(column)
+        if column in self.money:
+            return MONEY_FORMAT
+        if column == "ctr":
+            return RATE_FORMAT
+        if isinstance(dtype, pd.DatetimeTZDtype):
+            return TIME_FORMAT
+        if isinstance(dtype, pd.Int64Dtype):
+            return INT_FORMAT
+        if isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype)):
+            return TEXT_FORMAT
+        return "General"
+
+
+_LIMITS = tuple(lim.field for lim in spec.LIMITS.values())
+_MONEY_LIMITS = tuple(lim.field for lim in spec.LIMITS.values() if lim.kind is float)
+_CAMPAIGN_COLUMNS = tuple(c for c in SCHEMAS["campaigns"] if c != "user_id")
+
+SHEETS: dict[str, Sheet] = {
+    s.table: s
+    for s in (
+        Sheet(
+            "campaigns",
+            _CAMPAIGN_COLUMNS,
+            editable=("name", "work_status", "frequency_capping", "url", "note", *_LIMITS),
+            key=("id",),
+            required=("id", "name", "work_status"),
+            row="a campaign",
+            money=(*_MONEY_LIMITS, *(f + "_value" for f in _MONEY_LIMITS)),
+            choices={"work_status": "work_status"},
+            locked=True,
+            notes={
+                "work_status": "Paused, Started or Archived",
+                "frequency_capping": "0: no capping",
+                "t_created": "UTC",
+                **{f: "empty: no limit" for f in _LIMITS},
+            },
+        ),
+        Sheet(
+            "countries",
+            tuple(SCHEMAS["countries"]),
+            editable=("campaign_id", "country", "bid"),
+            key=("campaign_id", "country"),
+            required=("campaign_id", "country", "bid"),
+            row="a country targeted by a campaign, with its bid",
+            money=("bid", "l_d_sum"),
+            choices={"country": "country", "campaign_id": "campaign_id"},
+            notes={"country": "ISO 3166-1 alpha-2 code", "bid": "USD, more than 0"},
+        ),
+        Sheet(
+            "targets",
+            tuple(SCHEMAS["targets"]),
+            editable=("campaign_id", "kind", "value", "list_type"),
+            key=("campaign_id", "kind", "list_type", "value"),
+            required=("campaign_id", "kind", "value"),
+            row="a targeted value of one kind (every kind but country)",
+            choices={"kind": "kind", "list_type": "list_type", "campaign_id": "campaign_id"},
+            notes={
+                "value": "ids for category, os, browser, language, subs_age, city, region, "
+                "isp_mobile; codes for quality and connection_type; text for cidr, domain",
+                "list_type": "black or white, for cidr and domain only (empty: black)",
+            },
+        ),
+        Sheet(
+            "lists",
+            tuple(SCHEMAS["lists"]),
+            editable=("campaign_id", "list", "item"),
+            key=("campaign_id", "list", "item"),
+            required=("campaign_id", "list", "item"),
+            row="a source id or subId listed by a campaign",
+            choices={"list": "list", "campaign_id": "campaign_id"},
+            notes={"item": "source id (a positive integer) or subId (hexadecimal)"},
+        ),
+        Sheet(
+            "bid_rules",
+            tuple(SCHEMAS["bid_rules"]),
+            editable=("campaign_id", "item", "bid"),
+            key=("campaign_id", "item"),
+            required=("campaign_id", "item", "bid"),
+            row="a bid for one source or subId of a campaign",
+            money=("bid",),
+            choices={"campaign_id": "campaign_id"},
+            notes={"item": "source id or subId (hexadecimal)", "bid": "USD, more than 0"},
+        ),
+        Sheet(
+            "cpa_rules",
+            tuple(SCHEMAS["cpa_rules"]),
+            editable=tuple(c for c in SCHEMAS["cpa_rules"] if c != "id"),
+            key=("id",),
+            required=("campaign_id", *spec.CPA_FIELDS),
+            row="a CPA rule (leave id empty for a new rule)",
+            choices={
+                "campaign_id": "campaign_id",
+                "type": "cpa_type",
+                "cond": "cpa_cond",
+                "lead_type": "cpa_lead_type",
+                "lead_cond": "cpa_cond",
+            },
+            notes={"id": "empty for a new rule"},
+        ),
+        Sheet(
+            "creatives",
+            tuple(SCHEMAS["creatives"]),
+            editable=("title", "text", "url", "work_status"),
+            key=("id",),
+            required=("id", "title", "work_status"),
+            row="a creative",
+            choices={"work_status": "work_status"},
+            locked=True,
+            notes={
+                "title": f"at most {spec.CREATIVE_TITLE_MAX} characters",
+                "text": f"at most {spec.CREATIVE_TEXT_MAX} characters",
+                "t_created": "UTC",
+                "ctr": "percent",
+            },
+        ),
+    )
+}
+assert tuple(SHEETS) == TABLES
+
+#: ``table -> columns`` shown (and returned by the reader), in sheet order.
+COLUMNS: dict[str, tuple[str, ...]] = {t: s.columns for t, s in SHEETS.items()}
+#: ``table -> editable columns``.
+EDITABLE: dict[str, tuple[str, ...]] = {t: s.editable for t, s in SHEETS.items()}
+#: ``table -> read-only columns``.
+READ_ONLY: dict[str, tuple[str, ...]] = {t: s.read_only for t, s in SHEETS.items()}
+#: ``table -> key columns``.
+KEYS: dict[str, tuple[str, ...]] = {t: s.key for t, s in SHEETS.items()}
+
+
+def choice_lists(campaign_ids: list[int] | None = None) -> dict[str, list[object]]:
+    """The drop-down lists of the hidden ``_lists`` sheet, by name."""
+    import pycountry
+
+    lists: dict[str, list[object]] = {
+        "country": sorted(c.alpha_2 for c in pycountry.countries),
+        "kind": [k.column for k in spec.TARGET_KINDS.values() if k.name != "country"],
+        "quality": list(spec.QUALITIES),
+        "connection_type": list(spec.CONNECTION_TYPES),
+        "list": list(spec.LISTS),
+        "list_type": list(spec.LIST_TYPES),
+        "work_status": list(spec.WORK_STATUSES),
+        "ad_format": list(spec.FORMAT_CODES),
+        "cpa_type": list(spec.CPA_TYPES),
+        "cpa_cond": list(spec.CPA_CONDS),
+        "cpa_lead_type": list(spec.CPA_LEAD_TYPES),
+    }
+    if campaign_ids:
+        lists["campaign_id"] = list(campaign_ids)
+    return lists
+
+
+def readme_lines(info: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The README sheet as (first column, second column) rows; ``info`` describes the export.
+
+    >>> readme_lines([])[0]
+    ('How to edit this workbook', '')
+    """
+    rows: list[tuple[str, str]] = [("How to edit this workbook", ""), ("", "")]
+    rows += [
+        ("Editable cells", "Columns with a green header may be edited. Grey columns are "
+         "read-only (ids, status, labels, counters, t_created ...): their header has a "
+         "comment, and a changed read-only value is reported when the workbook is read."),
+        ("Item sheets", "On countries, targets, lists, bid_rules and cpa_rules a row is one "
+         "item: add a row to add an item, delete the row to drop it, change a bid in place."),
+        ("Campaigns, creatives", "A row is a campaign (a creative): rows cannot be added or "
+         "deleted here. Edit the white cells; set work_status to Paused, Started or Archived."),
+        ("Missing sheet", "A sheet you delete means \"no change\" for its table, never "
+         "\"drop everything\". Delete the sheets you do not edit if you like."),
+        ("Hidden sheets", "_base_* keep the exported state (to detect what changed on both "
+         "sides since the export), _lists and _refs the drop-down lists and dictionaries, "
+         "_meta facts about the export. Leave them as they are."),
+        ("Protection", "Sheets are protected without a password; inserting and deleting "
+         "rows, sorting and filtering stay allowed. On campaigns and creatives the "
+         "read-only cells are locked (unprotect the sheet to sort it: Review > Unprotect "
+         "Sheet)."),
+        ("Text", "Values are text as shown: a value starting with = + - @ is never a "
+         "formula. Ids, subIds and codes are text cells; keep them so."),
+        ("Checks on reading", "Every sheet is checked (country codes, bids > 0, duplicate "
+         "rows, kinds a campaign's format allows, subIds, source ids, CIDR, domains, "
+         "lengths, enumerations, campaign ids): all problems are listed at once, with "
+         "their sheet, row and column, and nothing is sent until there are none."),
+        ("", ""),
+    ]
+    for sheet in SHEETS.values():
+        rows.append((sheet.table, f"one row per {sheet.row}; key: {', '.join(sheet.key)}"))
+        rows.append(("  editable", ", ".join(sheet.editable)))
+        rows.append(("  read-only", ", ".join(sheet.read_only) or "-"))
+    if info:
+        rows += [("", ""), ("Export", "")]
+        rows += [(f"  {k}", v) for k, v in info]
+    return rows
+
+
+__all__ = [
+    "BASE_PREFIX",
+    "COLUMNS",
+    "EDITABLE",
+    "KEYS",
+    "LISTS_SHEET",
+    "META_SHEET",
+    "MONEY_FORMAT",
+    "README_SHEET",
+    "READ_ONLY",
+    "REFS_SHEET",
+    "SHEETS",
+    "Sheet",
+    "choice_lists",
+    "readme_lines",
+]

@@ -1,0 +1,297 @@
+"""Reading cells of a workbook: python-calamine when installed (fast), openpyxl otherwise, and
+turning a column of cells into a column of its declared dtype, with a problem per bad cell.
+
+>>> values, problems = to_column(["1", 2.0, "", "x"], INT)
+>>> values.tolist(), problems
+([1, 2, <NA>, <NA>], [(3, 'x', 'not an integer')])
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..frames.schemas import FLOAT, INT, STRING, TIME
+from .workbook_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, unescape_text
+
+#: Reading engines, in the order tried.
+ENGINES: tuple[str, ...] = ("calamine", "openpyxl")
+
+#: Threads parsing sheets at once (calamine releases the GIL while it parses).
+PARSE_WORKERS = max(1, min(4, os.cpu_count() or 1))
+
+#: ``(index in the column, cell value, message)``.
+CellProblem = tuple[int, Any, str]
+
+
+class Book:
+    """An open workbook: sheet names, which are hidden, and each sheet's cells from A1.
+
+    With calamine, :meth:`prefetch` parses sheets on worker threads (calamine parses
+    without holding the GIL), so big sheets are parsed while earlier ones are converted.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], engine: str | None = None) -> None:
+        self.path = Path(path)
+        self.engine = engine or default_engine()
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: dict[str, Future[list[Sequence[Any]]]] = {}
+        if self.engine == "calamine":
+            import python_calamine
+
+            self._cal = python_calamine.CalamineWorkbook.from_path(str(self.path))
+            self.names = list(self._cal.sheet_names)
+            visible = python_calamine.SheetVisibleEnum.Visible
+            self.hidden = {m.name for m in self._cal.sheets_metadata if m.visible != visible}
+        elif self.engine == "openpyxl":
+            import openpyxl
+
+            self._opx = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
+            self.names = list(self._opx.sheetnames)
+            self.hidden = {n for n in self.names if self._opx[n].sheet_state != "visible"}
+        else:
+            raise ValueError(f"unknown engine {self.engine!r}; engines: {', '.join(ENGINES)}")
+
+    def prefetch(self, names: Sequence[str]) -> None:
+        """Start parsing ``names`` (calamine only; a no-op with openpyxl)."""
+        if self.engine != "calamine":
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=PARSE_WORKERS)
+        for name in names:
+            if name in self.names and name not in self._pending:
+                self._pending[name] = self._pool.submit(self._parse, name)
+
+    def _parse(self, name: str) -> list[Sequence[Any]]:
+        import python_calamine
+
+        wb = python_calamine.CalamineWorkbook.from_path(str(self.path))
+        try:
+            return wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
+        finally:
+            wb.close()
+
+    def rows(self, name: str) -> list[Sequence[Any]]:
+        """The sheet's rows from row 1, each from column A; an empty cell is ``None`` or
+        ``""``. Rows may be of different lengths."""
+        if name in self._pending:
+            return self._pending.pop(name).result()
+        if self.engine == "calamine":
+            return self._cal.get_sheet_by_name(name).to_python(skip_empty_area=False)
+        ws = self._opx[name]
+        ws.reset_dimensions()  # read every cell, whatever range the file declares
+        rows = []
+        for row in ws.iter_rows(values_only=True):
+            rows.append([unescape_text(v) if isinstance(v, str) else v for v in row])
+        return rows
+
+    def close(self) -> None:
+        if self._pool is not None:
+            for future in self._pending.values():
+                future.cancel()
+            self._pool.shutdown(wait=True)
+            self._pending.clear()
+        if self.engine == "calamine":
+            self._cal.close()
+        else:
+            self._opx.close()
+
+    def __enter__(self) -> Book:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def default_engine() -> str:
+    """``calamine`` when python-calamine is installed, else ``openpyxl``."""
+    try:
+        import python_calamine  # noqa: F401
+    except ImportError:
+        return "openpyxl"
+    return "calamine"
+
+
+def columns_of(rows: list[Sequence[Any]], width: int) -> list[Sequence[Any]]:
+    """The first ``width`` columns of ``rows`` (short rows padded with None)."""
+    if not rows or not width:
+        return [() for _ in range(width)]
+    if min(map(len, rows)) < width:
+        rows = [list(r[:width]) + [None] * (width - len(r)) for r in rows]
+    return list(zip(*rows, strict=False))[:width]
+
+
+def is_empty(value: Any) -> bool:
+    """An empty cell: None, ``""`` or white space only."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def to_column(
+    values: Sequence[Any], dtype: Any, strip: bool = False
+) -> tuple[Any, list[CellProblem]]:
+    """``values`` (cells) as an array of ``dtype`` (a categorical becomes text: the caller
+    checks its codes), and the cells that could not be converted."""
+    if isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype)):
+        return _text(values, strip), []
+    if isinstance(dtype, pd.Int64Dtype):
+        return _ints(values)
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return _times(values)
+    return _floats(values)
+
+
+def _text(values: Sequence[Any], strip: bool) -> pd.Series:
+    kinds = set(map(type, values))
+    if kinds <= {str, type(None)}:
+        arr = pa.array(values, pa.large_string())
+    else:
+        arr = pa.array([_as_text(v) for v in values], pa.large_string())
+    if strip:
+        arr = pc.utf8_trim_whitespace(arr)
+        blank = pc.equal(arr, "")
+    else:
+        blank = pc.equal(pc.utf8_trim_whitespace(arr), "")
+    arr = pc.if_else(blank, pa.scalar(None, pa.large_string()), arr)
+    return pd.Series(pd.array(arr, dtype=STRING))
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 2**63:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    return str(value)
+
+
+def _fast_numbers(values: Sequence[Any]) -> np.ndarray | None:
+    """The cells as floats (NaN for empty ones) when every cell is a number or empty."""
+    try:
+        numbers = [
+            math.nan if v is None or v == "" else v
+            for v in values
+            if v is None or v == "" or type(v) in (float, int) or _raise()
+        ]
+    except _NotNumber:
+        return None
+    return np.array(numbers, dtype=FLOAT)
+
+
+class _NotNumber(Exception):
+    pass
+
+
+def _raise() -> bool:
+    raise _NotNumber
+
+
+def _ints(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
+    numbers = _fast_numbers(values)
+    if numbers is not None:
+        missing = np.isnan(numbers)
+        whole = missing | (np.mod(numbers, 1) == 0) & (np.abs(numbers) < 2**53)
+        if whole.all():
+            data = np.where(missing, 0, numbers).astype(np.int64)
+            return pd.Series(pd.arrays.IntegerArray(data, missing)), []
+    out: list[int | None] = []
+    problems: list[CellProblem] = []
+    for i, v in enumerate(values):
+        if is_empty(v):
+            out.append(None)
+            continue
+        n = _int_or_none(v)
+        if n is None:
+            problems.append((i, v, "not an integer"))
+        out.append(n)
+    return pd.Series(pd.array(out, dtype=INT)), problems
+
+
+def _int_or_none(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else None
+    if isinstance(v, str):
+        text = v.strip()
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                f = float(text)
+            except ValueError:
+                return None
+            return int(f) if f.is_integer() else None
+    return None
+
+
+def _floats(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
+    numbers = _fast_numbers(values)
+    if numbers is not None:
+        return pd.Series(numbers), []
+    out = np.empty(len(values), dtype=FLOAT)
+    problems: list[CellProblem] = []
+    for i, v in enumerate(values):
+        if is_empty(v):
+            out[i] = math.nan
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[i] = v
+        else:
+            out[i] = math.nan
+            try:
+                out[i] = float(v.strip()) if isinstance(v, str) else _not_number()
+            except ValueError:
+                problems.append((i, v, "not a number"))
+    return pd.Series(out), problems
+
+
+def _not_number() -> float:
+    raise ValueError
+
+
+def _times(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
+    out: list[Any] = []
+    problems: list[CellProblem] = []
+    for i, v in enumerate(values):
+        if is_empty(v):
+            out.append(None)
+        elif isinstance(v, dt.datetime):
+            out.append(pd.Timestamp(v).tz_localize("UTC") if v.tzinfo is None else v)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            ns = round((v - UNIX_EPOCH_SERIAL) * NS_PER_DAY)
+            out.append(pd.Timestamp(ns, tz="UTC"))
+        elif isinstance(v, str):
+            try:
+                stamp = pd.Timestamp(v.strip())
+            except ValueError:
+                problems.append((i, v, "not a date and time"))
+                out.append(None)
+                continue
+            out.append(stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp)
+        else:
+            problems.append((i, v, "not a date and time"))
+            out.append(None)
+    series = pd.Series(pd.to_datetime(pd.Series(out, dtype=object), utc=True))
+    return series.dt.round("ms").astype(TIME), problems
+
+
+__all__ = ["ENGINES", "Book", "columns_of", "default_engine", "is_empty", "to_column"]
