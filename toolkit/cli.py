@@ -9,6 +9,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def _sandbox(args: argparse.Namespace) -> int:
@@ -52,8 +53,9 @@ def _sandbox(args: argparse.Namespace) -> int:
 def _client(args: argparse.Namespace):  # noqa: ANN202
     import toolkit
 
-    return toolkit.connect(api_key=getattr(args, "api_key", None),
-                           base_url=getattr(args, "base_url", None))
+    return toolkit.connect(
+        api_key=getattr(args, "api_key", None), base_url=getattr(args, "base_url", None)
+    )
 
 
 def _ask(question: str, yes: bool) -> bool:
@@ -86,8 +88,11 @@ def _plan(args: argparse.Namespace) -> int:
     plan = _make_plan(args, _client(args))
     print(plan.summary())
     if len(plan):
-        print(plan.to_frame()[["step", "action", "target", "campaigns", "items", "detail"]]
-              .to_string(index=False, max_colwidth=80))
+        print(
+            plan.to_frame()[["step", "action", "target", "campaigns", "items", "detail"]].to_string(
+                index=False, max_colwidth=80
+            )
+        )
     return 0
 
 
@@ -123,6 +128,65 @@ def _history(args: argparse.Namespace) -> int:
     runs = history(args.journal or None)
     print(runs.to_string(index=False) if len(runs) else "No runs in the journal.")
     return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """The main job, on the built-in sandbox: load, export, edit, plan, apply, report."""
+    import pandas as pd
+
+    import toolkit
+
+    from .bulk import make_plan
+    from .bulk.workbook import export_workbook, read_workbook
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    client = toolkit.connect(api_key=None, base_url=None) if args.sandbox else _client(args)
+    print(f"1. Loading the account from {client.base_url} ...")
+    account = toolkit.load_account(client, progress=not args.quiet)
+    print(account)
+    workbook = out / "account.xlsx"
+    export_workbook(account, workbook)
+    print(f"2. Exported {workbook}")
+    tables = read_workbook(workbook)
+    desired = dict(tables.desired)
+    campaigns = desired["campaigns"]
+    push = [int(i) for i in campaigns.loc[campaigns["ad_format"] == "push", "id"]]
+    subids = ["deadbeef01", "deadbeef02", "deadbeef03"]
+    lists = desired["lists"]
+    extra = pd.DataFrame(
+        [{"campaign_id": c, "list": "subid_black", "item": s} for c in push for s in subids],
+        columns=lists.columns,
+    ).astype(lists.dtypes.to_dict())
+    desired["lists"] = pd.concat([lists, extra], ignore_index=True)
+    countries = desired["countries"].copy()
+    first = countries.groupby("campaign_id").head(1).index[:3]
+    countries.loc[first, "bid"] = (countries.loc[first, "bid"] * 1.1).round(4)
+    desired["countries"] = countries
+    print(
+        f"3. Scripted edit: blacklist {len(subids)} subIds in {len(push)} push campaigns, "
+        f"raise {len(first)} country bids by 10%"
+    )
+    plan = make_plan(client, desired, base=tables.base, live=account)
+    print(plan.summary())
+    print(
+        plan.to_frame()[["step", "action", "target", "campaigns", "items"]].to_string(index=False)
+    )
+    result = plan.apply(client, progress=not args.quiet, journal=out / "journal.db")
+    frame = result.to_frame()
+    print(result.summary())
+    print(
+        frame[["action", "target", "campaign_id", "item", "bid", "outcome"]]
+        .head(15)
+        .to_string(index=False)
+    )
+    report = out / "result.csv"
+    frame.to_csv(report, index=False)
+    print(
+        f"4. Files left for you in {out}/: account.xlsx (the export), result.csv (one row per "
+        "campaign and item), journal.db (for undo)"
+    )
+    return 0 if result.ok else 3
 
 
 def _bulk_errors(func):  # noqa: ANN001, ANN202
@@ -165,11 +229,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     def plan_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("file", help="the edited workbook (.xlsx)")
-        p.add_argument("--prefer", choices=("desired", "live"), default=None,
-                       help="settle conflicts: apply the edit, or keep live")
-        p.add_argument("--allow", action="append", choices=("drop_share", "empty_whitelist",
-                                                             "bulk_archive"),
-                       help="lift a guard (repeatable)")
+        p.add_argument(
+            "--prefer",
+            choices=("desired", "live"),
+            default=None,
+            help="settle conflicts: apply the edit, or keep live",
+        )
+        p.add_argument(
+            "--allow",
+            action="append",
+            choices=("drop_share", "empty_whitelist", "bulk_archive"),
+            help="lift a guard (repeatable)",
+        )
         account_options(p)
 
     ex = sub.add_parser("export", help="export the account to an editable workbook")
@@ -191,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     un.add_argument("--journal", default=None, help="journal file (default: user data dir)")
     account_options(un)
     un.set_defaults(func=_bulk_errors(_undo))
+    de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
+    de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
+    de.add_argument("--quiet", action="store_true", help="no progress bars")
+    de.add_argument("--sandbox", action="store_true", default=True, help=argparse.SUPPRESS)
+    de.set_defaults(func=_bulk_errors(_demo))
     hi = sub.add_parser("history", help="list the journaled runs")
     hi.add_argument("--journal", default=None, help="journal file (default: user data dir)")
     hi.set_defaults(func=_bulk_errors(_history))

@@ -1,0 +1,88 @@
+"""The bulk commands of the command line, end to end against a sandbox over real HTTP."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import openpyxl
+import pytest
+
+import toolkit
+from toolkit.sandbox import Sandbox
+
+
+def run(args: list[str], env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolkit.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    if check:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.fixture()
+def env(tmp_path):
+    with Sandbox(campaigns=6, seed=3) as sb:
+        values = {
+            **os.environ,
+            "CAMPAIGN_API_KEY": sb.api_keys[0],
+            "CAMPAIGN_API_URL": sb.url,
+            "CAMPAIGN_TOOLKIT_JOURNAL": str(tmp_path / "journal.db"),
+            "CAMPAIGN_TOOLKIT_CONFIG": str(tmp_path / "missing.toml"),
+        }
+        yield values, sb
+
+
+def test_export_plan_apply_history_undo(env, tmp_path):
+    values, sb = env
+    book = tmp_path / "account.xlsx"
+    assert "Exported" in run(["export", str(book)], values).stdout
+    assert "nothing to do" in run(["plan", str(book)], values).stdout
+    client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url)
+    cid = client.campaigns.list()[0]["id"]
+    wb = openpyxl.load_workbook(book)
+    wb["lists"].append([cid, "subid_black", "facade01"])
+    wb.save(book)
+    out = run(["plan", str(book)], values).stdout
+    assert "add subid_black" in out
+    refused = run(["apply", str(book)], values, check=False)  # no terminal, no --yes
+    assert refused.returncode == 1 and "--yes" in refused.stderr
+    assert "facade01" not in client.lists.get(cid, "subid_black")
+    out = run(["apply", str(book), "--yes"], values).stdout
+    assert "1 applied" in out
+    assert "facade01" in client.lists.get(cid, "subid_black")
+    runs = run(["history"], values).stdout
+    run_id = runs.splitlines()[1].split()[0]
+    run(["undo", run_id, "--yes"], values)
+    assert "facade01" not in client.lists.get(cid, "subid_black")
+
+
+def test_bad_workbook_is_one_clear_error(env, tmp_path):
+    values, sb = env
+    book = tmp_path / "account.xlsx"
+    run(["export", str(book)], values)
+    wb = openpyxl.load_workbook(book)
+    cid = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url).campaigns.list()[0]["id"]
+    wb["countries"].append([cid, "XX", None, "abc"])
+    wb.save(book)
+    proc = run(["plan", str(book)], values, check=False)
+    assert proc.returncode == 2
+    assert "countries" in proc.stderr and "XX" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert sb.api_keys[0] not in proc.stderr + proc.stdout
+
+
+def test_demo_runs_on_the_built_in_sandbox(tmp_path):
+    values = {k: v for k, v in os.environ.items() if not k.startswith("CAMPAIGN_")}
+    values["CAMPAIGN_TOOLKIT_CONFIG"] = str(tmp_path / "missing.toml")
+    out = run(["demo", "--out", str(tmp_path / "demo"), "--quiet"], values).stdout
+    assert "Plan:" in out and "Applied:" in out and "failed" not in out
+    for name in ("account.xlsx", "result.csv", "journal.db"):
+        assert (tmp_path / "demo" / name).exists()
