@@ -23,6 +23,7 @@ from .errors import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from .bulk import Plan, PlanRefused, history, plan, undo
+    from .bulk.workbook import export_workbook, read_workbook
     from .frames import Account, load_account
 
 __version__ = "0.1.0"
@@ -42,9 +43,11 @@ __all__ = [
     "ValidationError",
     "__version__",
     "connect",
+    "export_workbook",
     "history",
     "load_account",
     "plan",
+    "read_workbook",
     "undo",
 ]
 
@@ -56,6 +59,8 @@ _LAZY = {
     "plan": "bulk",
     "undo": "bulk",
     "history": "bulk",
+    "export_workbook": "bulk.workbook",
+    "read_workbook": "bulk.workbook",
 }
 
 
