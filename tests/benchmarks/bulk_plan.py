@@ -1,0 +1,71 @@
+"""How many HTTP calls a bulk blacklist takes, against one call per campaign and item kind.
+
+Run: ``python tests/benchmarks/bulk_plan.py [--campaigns 1000] [--items 200]``. Not part of
+the test suite. Two edits on a sandbox of ``--campaigns`` campaigns:
+
+1. the same ``--items`` subIds blacklisted in every campaign (shared): target at most
+   ``ceil(campaigns / max campaigns per call)`` calls;
+2. a different set of ``--items`` subIds in each campaign (distinct).
+
+For each: the plan's calls, the HTTP requests the apply really sent (the sandbox's
+counters), the baseline of one call per campaign, and the times to plan and to apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import pandas as pd
+
+import toolkit
+from toolkit.bulk import make_plan
+from toolkit.frames import load_account
+from toolkit.sandbox import Sandbox
+
+
+def requests_sent(sb: Sandbox) -> int:
+    return sum(n for key, n in sb.stats().items() if " /api/" in key)
+
+
+def run(sb: Sandbox, client: toolkit.Client, label: str, items_for) -> None:  # noqa: ANN001
+    account = load_account(client, progress=False)
+    lists = account.table("lists")
+    ids = [int(i) for i in account.table("campaigns")["id"]]
+    rows = [{"campaign_id": c, "list": "subid_black", "item": item}
+            for c in ids for item in items_for(c)]
+    extra = pd.DataFrame(rows, columns=lists.columns).astype(lists.dtypes.to_dict())
+    desired = {"lists": pd.concat([lists, extra], ignore_index=True)}
+    started = time.perf_counter()
+    plan = make_plan(client, desired, base={"lists": lists}, live=account)
+    plan_s = time.perf_counter() - started
+    before = requests_sent(sb)
+    started = time.perf_counter()
+    result = plan.apply(client, progress=False, journal=None, verify=False)
+    apply_s = time.perf_counter() - started
+    sent = requests_sent(sb) - before
+    per_call = client.options.max_batch_campaigns
+    bound = math.ceil(len(ids) / per_call)
+    print(f"{label}: {len(rows):,} items in {len(ids):,} campaigns")
+    print(f"  plan: {len(plan)} call(s) before chunking, planned in {plan_s:.2f} s")
+    print(f"  HTTP requests sent: {sent} (baseline, one per campaign: {len(ids)}; "
+          f"{len(ids) / max(sent, 1):.0f}x fewer); shared-case bound ceil({len(ids)}/{per_call})"
+          f" = {bound}")
+    print(f"  applied in {apply_s:.2f} s: {result.summary().splitlines()[0]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--campaigns", type=int, default=1000)
+    parser.add_argument("--items", type=int, default=200)
+    args = parser.parse_args()
+    with Sandbox(campaigns=args.campaigns, accounts=1) as sb:
+        client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url)
+        shared = [f"5a{n:06x}" for n in range(args.items)]
+        run(sb, client, "shared set", lambda c: shared)
+        run(sb, client, "distinct sets", lambda c: [f"d{c:07x}{n:04x}" for n in range(args.items)])
+
+
+if __name__ == "__main__":
+    main()
