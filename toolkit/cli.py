@@ -78,8 +78,11 @@ def _export(args: argparse.Namespace) -> int:
 
 def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
     from .bulk import make_plan
+    from .bulk.actions import is_action_workbook, plan_actions
     from .bulk.workbook import read_workbook
 
+    if is_action_workbook(args.file):
+        return plan_actions(client, args.file, allow=args.allow or ())
     tables = read_workbook(args.file)
     return make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
 
