@@ -4,13 +4,13 @@ read into the same kind of :class:`~toolkit.bulk.plan.Plan` as an edited account
 The ``actions`` sheet has the columns ``action``, ``target``, ``campaign``, ``item``, ``bid``
 and ``list_type``:
 
-| action | target | item, bid |
-|---|---|---|
-| ``add`` / ``drop`` | a list (``source_black``, ``subid_black``, ``source_white``, ``subid_white``) | a source id or subId |
-| ``add`` / ``drop`` | a target kind (``os``, ``quality``, ``cidr``, ``language`` ...) | its value (``list_type`` for cidr/domain) |
-| ``set`` / ``drop`` | ``country`` | a country code; ``set`` takes the bid |
-| ``set`` / ``drop`` | ``bid_rule`` | a source id or subId; ``set`` takes the bid |
-| ``start`` / ``pause`` / ``archive`` | ``campaign`` | (none) |
+- ``add`` / ``drop`` a list item: target ``source_black``, ``subid_black``, ``source_white``
+  or ``subid_white``; item a source id or subId;
+- ``add`` / ``drop`` targeting: target a kind (``os``, ``quality``, ``cidr``, ``language``,
+  ...); item its value (``list_type`` black or white for cidr and domain);
+- ``set`` / ``drop`` a country: item the country code; ``set`` takes the ``bid``;
+- ``set`` / ``drop`` a bid rule: target ``bid_rule``; item a source id or subId;
+- ``start`` / ``pause`` / ``archive``: target ``campaign``.
 
 ``campaign`` is a campaign id, ``all`` (every campaign of the account), or a format code
 (``push``, ``pops``, ``inpage``, ``video``: every campaign of that format).
