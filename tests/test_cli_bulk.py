@@ -57,6 +57,16 @@ def test_export_plan_apply_history_undo(env, tmp_path):
     assert "facade01" not in client.lists.get(cid, "subid_black")
     out = run(["apply", str(book), "--yes"], values).stdout
     assert "1 applied" in out
+    report = book.with_suffix(".result.xlsx")
+    assert str(report) in out
+    rows = openpyxl.load_workbook(report)["lists"]
+    header = [c.value for c in rows[1]]
+    outcomes = {
+        (r[header.index("item")], r[header.index("outcome")])
+        for r in rows.iter_rows(min_row=2, values_only=True)
+    }
+    assert ("facade01", "applied") in outcomes
+    assert {o for _i, o in outcomes} == {"applied", "unchanged"}
     assert "facade01" in client.lists.get(cid, "subid_black")
     runs = run(["history"], values).stdout
     run_id = runs.splitlines()[1].split()[0]

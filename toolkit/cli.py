@@ -82,8 +82,10 @@ def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
     from .bulk.workbook import read_workbook
 
     if is_action_workbook(args.file):
+        args.desired = None
         return plan_actions(client, args.file, allow=args.allow or ())
     tables = read_workbook(args.file)
+    args.desired = dict(tables.desired)
     return make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
 
 
@@ -110,6 +112,12 @@ def _apply(args: argparse.Namespace) -> int:
         return 1
     result = plan.apply(client, journal=args.journal or "default")
     print(result.summary())
+    if args.desired is not None:
+        from .bulk.apply import write_result_workbook
+
+        report = Path(args.file).with_suffix(".result.xlsx")
+        write_result_workbook(result, args.desired, report)
+        print(f"Outcome of each row: {report}")
     return 0 if result.ok else 3
 
 

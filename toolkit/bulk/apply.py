@@ -399,3 +399,76 @@ def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
                 + (f" with bid {o.bid}" if present and o.bid is not None else "")
             )
     return diffs
+
+
+# --------------------------------------------------------------------------- result workbook
+
+# Which outcome target and key columns each edited table's rows match.
+_RESULT_KEYS: dict[str, tuple[str, ...]] = {
+    "lists": ("list", "item"),
+    "countries": ("country",),
+    "bid_rules": ("item",),
+    "targets": ("kind", "value"),
+}
+
+
+def write_result_workbook(
+    result: ApplyResult, desired: dict[str, pd.DataFrame], path: str | Any
+) -> Any:
+    """The edited sheets with an ``outcome`` and a ``message`` column per row, a ``dropped``
+    sheet for the rows the run removed, and an ``outcomes`` sheet with every outcome.
+
+    Rows the run did not touch read ``unchanged``.
+    """
+    from pathlib import Path
+
+    last: dict[tuple[Any, ...], Outcome] = {}
+    for o in result.outcomes:
+        target = "bid_rule" if o.target == "bid_rule" else o.target
+        last[(target, o.list_type, o.campaign_id, None if o.item is None else str(o.item))] = o
+    path = Path(path)
+    with pd.ExcelWriter(path, engine="openpyxl") as writer:
+        for name, df in desired.items():
+            if name not in _RESULT_KEYS or df is None:
+                continue
+            outcomes, messages = [], []
+            for row in df.astype(object).where(df.notna(), None).to_dict("records"):
+                cid = int(row["campaign_id"])
+                if name == "lists":
+                    key = (row["list"], None, cid, str(row["item"]))
+                elif name == "countries":
+                    key = ("country", None, cid, str(row["country"]))
+                elif name == "bid_rules":
+                    key = ("bid_rule", None, cid, str(row["item"]))
+                else:
+                    kind = str(row["kind"]).replace("_", "-")
+                    typed = spec.TARGET_KINDS[kind].typed if kind in spec.TARGET_KINDS else False
+                    key = (
+                        kind,
+                        (row.get("list_type") or "black") if typed else None,
+                        cid,
+                        str(row["value"]),
+                    )
+                hit = last.get(key)
+                outcomes.append("unchanged" if hit is None else hit.outcome)
+                messages.append(None if hit is None else hit.message)
+            out = df.copy()
+            out["outcome"] = outcomes
+            out["message"] = messages
+            out.to_excel(writer, sheet_name=name, index=False)
+        frame = result.to_frame()
+        dropped = frame[(frame["action"] == "drop")]
+        re_added = set(
+            zip(
+                frame.loc[frame["action"] == "add", "campaign_id"],
+                frame.loc[frame["action"] == "add", "item"],
+                strict=True,
+            )
+        )
+        keep = [
+            (c, i) not in re_added
+            for c, i in zip(dropped["campaign_id"], dropped["item"], strict=True)
+        ]
+        dropped[keep].to_excel(writer, sheet_name="dropped", index=False)
+        frame.to_excel(writer, sheet_name="outcomes", index=False)
+    return path
