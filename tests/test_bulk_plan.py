@@ -291,3 +291,21 @@ def test_plan_preview_forms(client):
     assert list(plan.to_frame().columns[:4]) == ["step", "action", "target", "list_type"]
     assert "<table" in plan._repr_html_()
     assert "add subid_white" in repr(plan)
+
+
+def test_creative_work_status_is_planned_and_content_edits_are_reported(client, journal):
+    account, tables = snapshot(client)
+    creatives = account.table("creatives").copy()
+    paused = creatives.index[creatives["work_status"] == "Paused"][0]
+    crid = int(creatives.loc[paused, "id"])
+    creatives.loc[paused, "work_status"] = "Archived"
+    creatives.loc[creatives.index[0], "title"] = "a new title"
+    base = {"creatives": account.table("creatives")}
+    plan = make_plan(client, {"creatives": creatives}, base=base, live=account)
+    assert [(c.action, c.target, c.items) for c in plan.calls] == [("archive", "creative", (crid,))]
+    assert any("title edit not applied" in w for w in plan.warnings)
+    result = plan.apply(client, progress=False, journal=journal)
+    assert result.ok
+    assert client.creatives.get(crid)["work_status"] == "Archived"
+    undo(client, result.run_id, journal=journal, progress=False)
+    assert client.creatives.get(crid)["work_status"] == "Paused"

@@ -143,6 +143,10 @@ class _Runner:
                 else:
                     c.bid_rules.drop(ids[0], list(call.items))
                 return {}
+            if call.target == "creative":
+                for creative_id in call.items:
+                    getattr(c.creatives, call.action)(int(creative_id))
+                return {}
             if call.target == "cpa_rule":
                 rules = (call.params or {}).get("rules")
                 if call.action == "add":
@@ -281,6 +285,8 @@ def _previous(call: Call, cid: int, item: Any) -> Any:
         return prev.get(cid) if call.action != "update" else dict(prev)
     if call.target == "cpa_rule":
         return prev.get("rules")
+    if call.target == "creative":
+        return prev.get(item)
     return None
 
 

@@ -180,6 +180,11 @@ def inverse_plan(outcomes: pd.DataFrame) -> Plan:
                 if move:
                     grouped[("move", move)][cid]["*"] = None
             continue
+        if row.target == "creative":
+            move = {"Started": "start", "Paused": "pause", "Archived": "archive"}.get(prev)
+            if move:
+                calls.append(Call(move, move, "creative", (cid,), items=(int(row.item),)))
+            continue
         if row.target == "cpa_rule":
             if row.action == "drop" and prev:
                 calls.append(

@@ -336,6 +336,10 @@ def make_plan(
         conflicts += builder.cpa_rules(
             tables["cpa_rules"], (base or {}).get("cpa_rules"), live_tables["cpa_rules"], prefer
         )
+    if "creatives" in tables and tables["creatives"] is not None:
+        conflicts += builder.creatives(
+            tables["creatives"], (base or {}).get("creatives"), live.table("creatives"), prefer
+        )
     plan = Plan(
         builder.ordered(), _conflict_frame(conflicts), builder.warnings, tuple(sorted(scope))
     )
@@ -617,6 +621,56 @@ class _Builder:
             )
         return conflicts
 
+    # ------------------------------------------------------------------ creatives
+
+    def creatives(
+        self,
+        desired: pd.DataFrame,
+        base: pd.DataFrame | None,
+        live: pd.DataFrame,
+        prefer: str | None,
+    ) -> list[tuple[str, Conflict]]:
+        """Work status moves of creatives; content edits are reported, not planned: the
+        service's update needs the creative's name, which no read operation returns."""
+        conflicts: list[tuple[str, Conflict]] = []
+        d_rows, l_rows = _rows_by_id(desired), _rows_by_id(live)
+        b_rows = _rows_by_id(base) if base is not None else None
+        for crid, d in d_rows.items():
+            if crid not in l_rows:
+                continue
+            l_, b = l_rows[crid], (b_rows or {}).get(crid)
+            for col in ("work_status", "title", "text", "url"):
+                if col not in d:
+                    continue
+                changes, found = three_way(
+                    {(crid,): d.get(col)},
+                    None if b_rows is None else {(crid,): None if b is None else b.get(col)},
+                    {(crid,): l_.get(col)},
+                    prefer,
+                )
+                conflicts += [
+                    ("creatives", Conflict((crid, col), c.base, c.live, c.desired)) for c in found
+                ]
+                for ch in changes:
+                    if col != "work_status":
+                        self.warnings.append(
+                            f"creatives: creative {crid} {col} edit not applied (the update "
+                            "operation needs the creative's name, which no read returns)"
+                        )
+                    elif ch.new in WORK_MOVES:
+                        move = WORK_MOVES[ch.new]
+                        self.calls.append(
+                            Call(
+                                move,
+                                move,
+                                "creative",
+                                (int(l_["campaign_id"]),),
+                                items=(crid,),
+                                previous={crid: ch.old},
+                            )
+                        )
+        return conflicts
+
     def ordered(self) -> list[Call]:
         rank = {s: i for i, s in enumerate(STEPS)}
         return sorted(self.calls, key=lambda c: rank[c.step])
@@ -693,7 +747,12 @@ def _check_guards(
             raise PlanRefused("empty_whitelist", emptied)
     if "bulk_archive" not in allowed:
         archived = sorted(
-            {c for call in plan.calls if call.action == "archive" for c in call.campaign_ids}
+            {
+                c
+                for call in plan.calls
+                if call.action == "archive" and call.target == "campaign"
+                for c in call.campaign_ids
+            }
         )
         if len(archived) > max_archive:
             raise PlanRefused(

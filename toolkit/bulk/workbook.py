@@ -190,8 +190,14 @@ class _Styles:
         self.ws = wb.create_sheet("_styles")
         self.ids: dict[tuple[Any, ...], int] = {}
 
-    def xf(self, number_format: str = "General", *, grey: bool = False, locked: bool = True,
-           quote: bool = False) -> int:
+    def xf(
+        self,
+        number_format: str = "General",
+        *,
+        grey: bool = False,
+        locked: bool = True,
+        quote: bool = False,
+    ) -> int:
         key = (number_format, grey, locked, quote)
         if key not in self.ids:
             self.ids[key] = _apply(self.ws.cell(row=len(self.ids) + 1, column=1), *key).style_id
@@ -235,8 +241,9 @@ def _skeleton(
     readme = wb.active
     readme.title = README_SHEET
     styles = _Styles(wb)
-    campaign_ids = [int(i) for i in tables["campaigns"]["id"].dropna()] if "campaigns" in tables \
-        else []
+    campaign_ids = (
+        [int(i) for i in tables["campaigns"]["id"].dropna()] if "campaigns" in tables else []
+    )
     lists = choice_lists(campaign_ids)
     list_ranges = _list_ranges(lists)
     data: dict[str, SheetData] = {}
@@ -308,8 +315,11 @@ def _table_sheet(
         head.alignment = Alignment(vertical="center")
         note = sheet.notes.get(name, "")
         if not editable:
-            note = "Read-only" + (f": {note}" if note else "") + (
-                "." if name not in sheet.key else ". Identifies the row; do not change it.")
+            note = (
+                "Read-only"
+                + (f": {note}" if note else "")
+                + ("." if name not in sheet.key else ". Identifies the row; do not change it.")
+            )
         if note:
             head.comment = Comment(note, "campaign-toolkit", width=260, height=70)
         dim = ws.column_dimensions[letter]
@@ -324,8 +334,13 @@ def _table_sheet(
             )
         )
     last = _letter(len(sheet.columns))
-    rest = ColumnDimension(ws, index=_letter(len(sheet.columns) + 1),
-                           min=len(sheet.columns) + 1, max=MAX_COLUMN, width=10)
+    rest = ColumnDimension(
+        ws,
+        index=_letter(len(sheet.columns) + 1),
+        min=len(sheet.columns) + 1,
+        max=MAX_COLUMN,
+        width=10,
+    )
     rest.protection = Protection(locked=False)
     ws.column_dimensions[rest.index] = rest
     ws.freeze_panes = FREEZE.get(sheet.table, "A2")
@@ -335,17 +350,32 @@ def _table_sheet(
         where = f"{letter}2:{letter}{MAX_ROW}"
         dv = None
         if name in sheet.choices and sheet.choices[name] in list_ranges:
-            dv = DataValidation(type="list", formula1=list_ranges[sheet.choices[name]],
-                                allow_blank=True, errorTitle=name,
-                                error=f"Pick a {name} from the list.")
+            dv = DataValidation(
+                type="list",
+                formula1=list_ranges[sheet.choices[name]],
+                allow_blank=True,
+                errorTitle=name,
+                error=f"Pick a {name} from the list.",
+            )
         elif name == "bid":
-            dv = DataValidation(type="decimal", operator="greaterThan", formula1="0",
-                                allow_blank=True, errorTitle=name, error="A bid is more than 0.")
+            dv = DataValidation(
+                type="decimal",
+                operator="greaterThan",
+                formula1="0",
+                allow_blank=True,
+                errorTitle=name,
+                error="A bid is more than 0.",
+            )
         elif name in ("title", "text") and sheet.table == "creatives":
             limit = spec.CREATIVE_TITLE_MAX if name == "title" else spec.CREATIVE_TEXT_MAX
-            dv = DataValidation(type="textLength", operator="lessThanOrEqual",
-                                formula1=str(limit), allow_blank=True, errorTitle=name,
-                                error=f"At most {limit} characters.")
+            dv = DataValidation(
+                type="textLength",
+                operator="lessThanOrEqual",
+                formula1=str(limit),
+                allow_blank=True,
+                errorTitle=name,
+                error=f"At most {limit} characters.",
+            )
         if dv is not None and name in sheet.editable:
             dv.showErrorMessage = True
             dv.add(where)
@@ -482,8 +512,7 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
             _normalise(table, parsed, ctx)
             if table == "campaigns":
                 ctx.formats = {**_formats_of(parsed.df), **ctx.formats}
-            problems += check_sheet(table, parsed.df, parsed.rows, parsed.raw, ctx,
-                                    parsed.present)
+            problems += check_sheet(table, parsed.df, parsed.rows, parsed.raw, ctx, parsed.present)
             desired[table] = parsed.df
     if problems:
         raise WorkbookError(_sorted(problems), str(path))
@@ -516,8 +545,9 @@ class _Parsed:
     present: list[str]
 
 
-def _parse(book: Book, name: str, sheet: Sheet, problems: list[WorkbookProblem],
-           base: bool = False) -> _Parsed:
+def _parse(
+    book: Book, name: str, sheet: Sheet, problems: list[WorkbookProblem], base: bool = False
+) -> _Parsed:
     rows = book.rows(name)
     header = list(rows[0]) if rows else []
     positions: dict[str, int] = {}
@@ -615,8 +645,9 @@ def _normalise(table: str, parsed: _Parsed, ctx: Context) -> None:
     if table == "targets":
         df.loc[new, "label"] = [
             _target_label(ctx, kind, value, cid)
-            for kind, value, cid in zip(df.loc[new, "kind"], df.loc[new, "value"],
-                                        df.loc[new, "campaign_id"], strict=True)
+            for kind, value, cid in zip(
+                df.loc[new, "kind"], df.loc[new, "value"], df.loc[new, "campaign_id"], strict=True
+            )
         ]
 
 
@@ -624,8 +655,11 @@ def _ref_map(df: pd.DataFrame | None, by: str = "id") -> dict[str, str]:
     if df is None or df.empty or by not in df:
         return {}
     keys = df[by].astype(object)
-    return {str(k): v for k, v in zip(keys, df["name"].astype(object), strict=True)
-            if k is not None and k is not pd.NA}
+    return {
+        str(k): v
+        for k, v in zip(keys, df["name"].astype(object), strict=True)
+        if k is not None and k is not pd.NA
+    }
 
 
 def _target_label(ctx: Context, kind: Any, value: Any, campaign_id: Any) -> str | None:

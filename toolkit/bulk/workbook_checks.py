@@ -82,8 +82,9 @@ def key_text(df: pd.DataFrame, key: Sequence[str]) -> pa.Array:
         series = df[col]
         if isinstance(series.dtype, pd.CategoricalDtype):
             series = series.astype(object).where(series.notna(), None)
-        arr = pa.array(series.array if isinstance(series.dtype, pd.StringDtype) else series,
-                       from_pandas=True)
+        arr = pa.array(
+            series.array if isinstance(series.dtype, pd.StringDtype) else series, from_pandas=True
+        )
         if isinstance(arr, pa.ChunkedArray):
             arr = arr.combine_chunks()
         arr = pc.cast(arr, pa.large_string())
@@ -103,8 +104,14 @@ class _Problems:
     """Collects problems of one sheet; values are the cells as read (or, without them, the
     converted values)."""
 
-    def __init__(self, sheet: str, rows: Sequence[int], raw: Mapping[str, Sequence[Any]],
-                 df: pd.DataFrame, fresh: np.ndarray) -> None:
+    def __init__(
+        self,
+        sheet: str,
+        rows: Sequence[int],
+        raw: Mapping[str, Sequence[Any]],
+        df: pd.DataFrame,
+        fresh: np.ndarray,
+    ) -> None:
         self.sheet = sheet
         self.rows = np.asarray(rows)
         self.raw = raw
@@ -217,8 +224,10 @@ def _not_negative(df: pd.DataFrame, cols: set[str], out: _Problems, col: str) ->
 def _formats(df: pd.DataFrame, ctx: Context) -> pd.Series:
     if "campaign_id" not in df:
         return pd.Series([None] * len(df), dtype=object)
-    return df["campaign_id"].astype(object).map(
-        lambda c: None if c is None or c is pd.NA else ctx.formats.get(int(c))
+    return (
+        df["campaign_id"]
+        .astype(object)
+        .map(lambda c: None if c is None or c is pd.NA else ctx.formats.get(int(c)))
     )
 
 
@@ -244,8 +253,11 @@ def _campaigns(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -
         out.add(bad, lim.field, f"{lim.field} is only for {allowed} campaigns")
     if "id" in cols and "campaigns" in ctx.base:
         known = ctx.base["campaigns"]["id"]
-        out.add(_mask(df["id"].notna() & ~df["id"].isin(known)), "id",
-                "not an exported campaign (campaigns cannot be created here)")
+        out.add(
+            _mask(df["id"].notna() & ~df["id"].isin(known)),
+            "id",
+            "not an exported campaign (campaigns cannot be created here)",
+        )
 
 
 def _countries(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> None:
@@ -271,8 +283,9 @@ def _targets(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> 
             continue
         if fmt is not None and not kind.allowed_for(fmt):
             allowed = ", ".join(sorted(kind.formats))
-            out.add([pos], "kind", f"{kind_name} is not allowed for {fmt} campaigns "
-                    f"(only {allowed})")
+            out.add(
+                [pos], "kind", f"{kind_name} is not allowed for {fmt} campaigns (only {allowed})"
+            )
         if list_type is not None and not kind.typed:
             out.add([pos], "list_type", "list_type is only for cidr and domain")
         if value is None:
@@ -282,8 +295,9 @@ def _targets(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> 
             out.add([pos], "value", message)
 
 
-def _target_value_problem(kind: spec.TargetKind, value: str, fmt: str | None,
-                          ctx: Context) -> str | None:
+def _target_value_problem(
+    kind: spec.TargetKind, value: str, fmt: str | None, ctx: Context
+) -> str | None:
     if kind.values is not None:
         if value not in kind.values:
             return f"unknown {kind.column}; one of: {', '.join(kind.values)}"
@@ -340,8 +354,11 @@ def _cpa_rules(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -
             out.add(bad, col, f"{value} is only for {', '.join(sorted(allowed))} campaigns")
     if "id" in cols and "cpa_rules" in ctx.base:
         known = ctx.base["cpa_rules"]["id"]
-        out.add(_mask(df["id"].notna() & ~df["id"].isin(known)), "id",
-                "not an exported rule (leave id empty for a new rule)")
+        out.add(
+            _mask(df["id"].notna() & ~df["id"].isin(known)),
+            "id",
+            "not an exported rule (leave id empty for a new rule)",
+        )
 
 
 def _creatives(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> None:
@@ -351,8 +368,11 @@ def _creatives(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -
             out.add(_mask(lengths > limit), col, f"longer than {limit} characters")
     if "id" in cols and "creatives" in ctx.base:
         known = ctx.base["creatives"]["id"]
-        out.add(_mask(df["id"].notna() & ~df["id"].isin(known)), "id",
-                "not an exported creative (creatives cannot be created here)")
+        out.add(
+            _mask(df["id"].notna() & ~df["id"].isin(known)),
+            "id",
+            "not an exported creative (creatives cannot be created here)",
+        )
 
 
 _CHECKS = {
@@ -399,8 +419,9 @@ def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
     return both_na | equal
 
 
-def _read_only(table: str, df: pd.DataFrame, cols: set[str], out: _Problems,
-               base: pd.DataFrame) -> None:
+def _read_only(
+    table: str, df: pd.DataFrame, cols: set[str], out: _Problems, base: pd.DataFrame
+) -> None:
     sheet = SHEETS[table]
     checked = [c for c in sheet.read_only if c in cols and c not in sheet.key]
     key = list(sheet.key)

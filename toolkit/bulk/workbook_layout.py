@@ -249,28 +249,52 @@ def readme_lines(info: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """
     rows: list[tuple[str, str]] = [("How to edit this workbook", ""), ("", "")]
     rows += [
-        ("Editable cells", "Columns with a green header may be edited. Grey columns are "
-         "read-only (ids, status, labels, counters, t_created ...): their header has a "
-         "comment, and a changed read-only value is reported when the workbook is read."),
-        ("Item sheets", "On countries, targets, lists, bid_rules and cpa_rules a row is one "
-         "item: add a row to add an item, delete the row to drop it, change a bid in place."),
-        ("Campaigns, creatives", "A row is a campaign (a creative): rows cannot be added or "
-         "deleted here. Edit the white cells; set work_status to Paused, Started or Archived."),
-        ("Missing sheet", "A sheet you delete means \"no change\" for its table, never "
-         "\"drop everything\". Delete the sheets you do not edit if you like."),
-        ("Hidden sheets", "_base_* keep the exported state (to detect what changed on both "
-         "sides since the export), _lists and _refs the drop-down lists and dictionaries, "
-         "_meta facts about the export. Leave them as they are."),
-        ("Protection", "Sheets are protected without a password; inserting and deleting "
-         "rows, sorting and filtering stay allowed. On campaigns and creatives the "
-         "read-only cells are locked (unprotect the sheet to sort it: Review > Unprotect "
-         "Sheet)."),
-        ("Text", "Values are text as shown: a value starting with = + - @ is never a "
-         "formula. Ids, subIds and codes are text cells; keep them so."),
-        ("Checks on reading", "Every sheet is checked (country codes, bids > 0, duplicate "
-         "rows, kinds a campaign's format allows, subIds, source ids, CIDR, domains, "
-         "lengths, enumerations, campaign ids): all problems are listed at once, with "
-         "their sheet, row and column, and nothing is sent until there are none."),
+        (
+            "Editable cells",
+            "Columns with a green header may be edited. Grey columns are "
+            "read-only (ids, status, labels, counters, t_created ...): their header has a "
+            "comment, and a changed read-only value is reported when the workbook is read.",
+        ),
+        (
+            "Item sheets",
+            "On countries, targets, lists, bid_rules and cpa_rules a row is one "
+            "item: add a row to add an item, delete the row to drop it, change a bid in place.",
+        ),
+        (
+            "Campaigns, creatives",
+            "A row is a campaign (a creative): rows cannot be added or "
+            "deleted here. Edit the white cells; set work_status to Paused, Started or Archived.",
+        ),
+        (
+            "Missing sheet",
+            'A sheet you delete means "no change" for its table, never '
+            '"drop everything". Delete the sheets you do not edit if you like.',
+        ),
+        (
+            "Hidden sheets",
+            "_base_* keep the exported state (to detect what changed on both "
+            "sides since the export), _lists and _refs the drop-down lists and dictionaries, "
+            "_meta facts about the export. Leave them as they are.",
+        ),
+        (
+            "Protection",
+            "Sheets are protected without a password; inserting and deleting "
+            "rows, sorting and filtering stay allowed. On campaigns and creatives the "
+            "read-only cells are locked (unprotect the sheet to sort it: Review > Unprotect "
+            "Sheet).",
+        ),
+        (
+            "Text",
+            "Values are text as shown: a value starting with = + - @ is never a "
+            "formula. Ids, subIds and codes are text cells; keep them so.",
+        ),
+        (
+            "Checks on reading",
+            "Every sheet is checked (country codes, bids > 0, duplicate "
+            "rows, kinds a campaign's format allows, subIds, source ids, CIDR, domains, "
+            "lengths, enumerations, campaign ids): all problems are listed at once, with "
+            "their sheet, row and column, and nothing is sent until there are none.",
+        ),
         ("", ""),
     ]
     for sheet in SHEETS.values():

@@ -166,8 +166,9 @@ def _text_cells(
 
 
 def _number_cells(text: pa.Array, col: Column, refs: pa.Array) -> pa.Array:
-    return _join(_lit(f'<c r="{col.letter}'), refs, _lit(f'" s="{col.style}"><v>'), text,
-                 _lit("</v></c>"))
+    return _join(
+        _lit(f'<c r="{col.letter}'), refs, _lit(f'" s="{col.style}"><v>'), text, _lit("</v></c>")
+    )
 
 
 def _cells(series: pd.Series, col: Column, refs: pa.Array) -> pa.Array:
