@@ -94,5 +94,5 @@ def test_demo_runs_on_the_built_in_sandbox(tmp_path):
     values["CAMPAIGN_TOOLKIT_CONFIG"] = str(tmp_path / "missing.toml")
     out = run(["demo", "--out", str(tmp_path / "demo"), "--quiet"], values).stdout
     assert "Plan:" in out and "Applied:" in out and "failed" not in out
-    for name in ("account.xlsx", "result.csv", "journal.db"):
+    for name in ("account.xlsx", "actions.xlsx", "result.csv", "journal.db"):
         assert (tmp_path / "demo" / name).exists()

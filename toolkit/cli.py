@@ -142,60 +142,56 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    """The main job, on the built-in sandbox: load, export, edit, plan, apply, report."""
-    import pandas as pd
-
+    """The main job, on the built-in sandbox: load, export, edit from a template, plan,
+    apply, report."""
     import toolkit
 
-    from .bulk import make_plan
-    from .bulk.workbook import export_workbook, read_workbook
+    from .bulk.actions import TEMPLATES, plan_actions, write_template
+    from .bulk.workbook import export_workbook
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    client = toolkit.connect(api_key=None, base_url=None) if args.sandbox else _client(args)
+    client = toolkit.connect(api_key=None, base_url=None)
     print(f"1. Loading the account from {client.base_url} ...")
     account = toolkit.load_account(client, progress=not args.quiet)
     print(account)
-    workbook = out / "account.xlsx"
-    export_workbook(account, workbook)
+    workbook = export_workbook(account, out / "account.xlsx")
     print(f"2. Exported {workbook}")
-    tables = read_workbook(workbook)
-    desired = dict(tables.desired)
-    campaigns = desired["campaigns"]
-    push = [int(i) for i in campaigns.loc[campaigns["ad_format"] == "push", "id"]]
-    subids = ["deadbeef01", "deadbeef02", "deadbeef03"]
-    lists = desired["lists"]
-    extra = pd.DataFrame(
-        [{"campaign_id": c, "list": "subid_black", "item": s} for c in push for s in subids],
-        columns=lists.columns,
-    ).astype(lists.dtypes.to_dict())
-    desired["lists"] = pd.concat([lists, extra], ignore_index=True)
-    countries = desired["countries"].copy()
-    first = countries.groupby("campaign_id").head(1).index[:3]
-    countries.loc[first, "bid"] = (countries.loc[first, "bid"] * 1.1).round(4)
-    desired["countries"] = countries
+    countries = account.table("countries").groupby("campaign_id").head(1).head(3)
+    rows = [
+        {"action": "add", "target": "subid_black", "campaign": "push", "item": sub}
+        for sub in ("deadbeef01", "deadbeef02", "deadbeef03")
+    ]
+    rows += [
+        {
+            "action": "set",
+            "target": "country",
+            "campaign": int(r.campaign_id),
+            "item": r.country,
+            "bid": round(float(r.bid) * 1.1, 4),
+        }
+        for r in countries.itertuples(index=False)
+    ]
+    title, text, _examples = TEMPLATES["blacklist.xlsx"]
+    actions = write_template(out / "actions.xlsx", title, text, rows)
     print(
-        f"3. Scripted edit: blacklist {len(subids)} subIds in {len(push)} push campaigns, "
-        f"raise {len(first)} country bids by 10%"
+        f"3. Edit from the blacklist template ({actions}): 3 subIds blacklisted in every push"
+        f" campaign, {len(countries)} country bids raised by 10%"
     )
-    plan = make_plan(client, desired, base=tables.base, live=account)
+    plan = plan_actions(client, actions)
     print(plan.summary())
-    print(
-        plan.to_frame()[["step", "action", "target", "campaigns", "items"]].to_string(index=False)
-    )
+    columns = ["step", "action", "target", "campaigns", "items"]
+    print(plan.to_frame()[columns].to_string(index=False))
     result = plan.apply(client, progress=not args.quiet, journal=out / "journal.db")
     frame = result.to_frame()
     print(result.summary())
-    print(
-        frame[["action", "target", "campaign_id", "item", "bid", "outcome"]]
-        .head(15)
-        .to_string(index=False)
-    )
+    shown = ["action", "target", "campaign_id", "item", "bid", "outcome"]
+    print(frame[shown].head(15).to_string(index=False))
     report = out / "result.csv"
     frame.to_csv(report, index=False)
     print(
-        f"4. Files left for you in {out}/: account.xlsx (the export), result.csv (one row per "
-        "campaign and item), journal.db (for undo)"
+        f"4. Files left for you in {out}/: account.xlsx (the export), actions.xlsx (the edit),"
+        " result.csv (one row per campaign and item), journal.db (for undo)"
     )
     return 0 if result.ok else 3
 
@@ -276,7 +272,6 @@ def build_parser() -> argparse.ArgumentParser:
     de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
     de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
     de.add_argument("--quiet", action="store_true", help="no progress bars")
-    de.add_argument("--sandbox", action="store_true", default=True, help=argparse.SUPPRESS)
     de.set_defaults(func=_bulk_errors(_demo))
     hi = sub.add_parser("history", help="list the journaled runs")
     hi.add_argument("--journal", default=None, help="journal file (default: user data dir)")
