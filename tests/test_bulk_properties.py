@@ -14,6 +14,8 @@ from toolkit.frames import load_account
 from toolkit.sandbox import Sandbox
 
 KEYS = {
+    "campaigns": ["id", "note", "frequency_capping"],
+    "cpa_rules": ["id", "campaign_id", "amount", "lead_amount"],
     "countries": ["campaign_id", "country", "bid"],
     "lists": ["campaign_id", "list", "item"],
     "bid_rules": ["campaign_id", "item", "bid"],
@@ -54,6 +56,14 @@ edits = st.fixed_dictionaries(
             max_size=5,
         ),
         "rebid": st.lists(st.tuples(st.integers(0, 10_000), st.integers(1, 500)), max_size=3),
+        "add_os": st.lists(st.tuples(st.integers(0, 7), st.integers(1, 12)), max_size=3),
+        "drop_targets": st.lists(st.integers(0, 10_000), max_size=2),
+        "notes": st.lists(
+            st.tuples(st.integers(0, 7), st.text("abc xyz=+-@", min_size=1, max_size=12)),
+            max_size=2,
+        ),
+        "capping": st.lists(st.tuples(st.integers(0, 7), st.integers(0, 20)), max_size=2),
+        "cpa_amounts": st.lists(st.tuples(st.integers(0, 100), st.integers(1, 900)), max_size=2),
         "add_rules": st.lists(
             st.tuples(
                 st.integers(0, 7),
