@@ -514,25 +514,16 @@ class _Builder:
                 )
                 continue
             l_ = l_rows[cid]
-            b = b_rows.get(cid) if b_rows is not None else None
             settings, previous = {}, {}
-            for col in columns + (["work_status"] if "work_status" in desired.columns else []):
-                changes, found = three_way(
-                    {(cid,): d.get(col)},
-                    None if b is None else {(cid,): b.get(col)},
-                    {(cid,): l_.get(col)},
-                    prefer,
-                )
-                conflicts += [
-                    ("campaigns", Conflict((cid, col), c.base, c.live, c.desired)) for c in found
-                ]
-                for ch in changes:
-                    if col == "work_status":
-                        if ch.new in WORK_MOVES:
-                            moves[WORK_MOVES[ch.new]][cid] = str(ch.old)
-                    else:
-                        settings[col] = ch.new
-                        previous[col] = ch.old
+            watched = columns + (["work_status"] if "work_status" in desired.columns else [])
+            found = _field_changes("campaigns", cid, d, b_rows, l_, watched, prefer, conflicts)
+            for col, ch in found.items():
+                if col == "work_status":
+                    if ch.new in WORK_MOVES:
+                        moves[WORK_MOVES[ch.new]][cid] = str(ch.old)
+                else:
+                    settings[col] = ch.new
+                    previous[col] = ch.old
             if settings:
                 params = {
                     "name": settings.get("name", l_.get("name")),
@@ -578,20 +569,10 @@ class _Builder:
             if rid not in l_rows:
                 self.warnings.append(f"cpa_rules: rule {rid} is not in the live account; skipped")
                 continue
-            l_, b = l_rows[rid], (b_rows or {}).get(rid)
-            change, previous = {}, {}
-            for f in fields:
-                changes, found = three_way(
-                    {(rid,): d.get(f)},
-                    None if b_rows is None else {(rid,): None if b is None else b.get(f)},
-                    {(rid,): l_.get(f)},
-                    prefer,
-                )
-                conflicts += [
-                    ("cpa_rules", Conflict((rid, f), c.base, c.live, c.desired)) for c in found
-                ]
-                for ch in changes:
-                    change[f], previous[f] = ch.new, ch.old
+            l_ = l_rows[rid]
+            found = _field_changes("cpa_rules", rid, d, b_rows, l_, fields, prefer, conflicts)
+            change = {f: ch.new for f, ch in found.items()}
+            previous = {f: ch.old for f, ch in found.items()}
             if change:
                 self.calls.append(
                     Call(
@@ -638,42 +619,61 @@ class _Builder:
         for crid, d in d_rows.items():
             if crid not in l_rows:
                 continue
-            l_, b = l_rows[crid], (b_rows or {}).get(crid)
-            for col in ("work_status", "title", "text", "url"):
-                if col not in d:
-                    continue
-                changes, found = three_way(
-                    {(crid,): d.get(col)},
-                    None if b_rows is None else {(crid,): None if b is None else b.get(col)},
-                    {(crid,): l_.get(col)},
-                    prefer,
-                )
-                conflicts += [
-                    ("creatives", Conflict((crid, col), c.base, c.live, c.desired)) for c in found
-                ]
-                for ch in changes:
-                    if col != "work_status":
-                        self.warnings.append(
-                            f"creatives: creative {crid} {col} edit not applied (the update "
-                            "operation needs the creative's name, which no read returns)"
+            l_ = l_rows[crid]
+            watched = ["work_status", "title", "text", "url"]
+            found = _field_changes("creatives", crid, d, b_rows, l_, watched, prefer, conflicts)
+            for col, ch in found.items():
+                if col != "work_status":
+                    self.warnings.append(
+                        f"creatives: creative {crid} {col} edit not applied (the update "
+                        "operation needs the creative's name, which no read returns)"
+                    )
+                elif ch.new in WORK_MOVES:
+                    move = WORK_MOVES[ch.new]
+                    self.calls.append(
+                        Call(
+                            move,
+                            move,
+                            "creative",
+                            (int(l_["campaign_id"]),),
+                            items=(crid,),
+                            previous={crid: ch.old},
                         )
-                    elif ch.new in WORK_MOVES:
-                        move = WORK_MOVES[ch.new]
-                        self.calls.append(
-                            Call(
-                                move,
-                                move,
-                                "creative",
-                                (int(l_["campaign_id"]),),
-                                items=(crid,),
-                                previous={crid: ch.old},
-                            )
-                        )
+                    )
         return conflicts
 
     def ordered(self) -> list[Call]:
         rank = {s: i for i, s in enumerate(STEPS)}
         return sorted(self.calls, key=lambda c: rank[c.step])
+
+
+def _field_changes(
+    table: str,
+    rid: int,
+    desired: Mapping[str, Any],
+    base_rows: Mapping[int, Mapping[str, Any]] | None,
+    live: Mapping[str, Any],
+    columns: Iterable[str],
+    prefer: str | None,
+    conflicts: list[tuple[str, Conflict]],
+) -> dict[str, Change]:
+    """Three-way changes of one record's fields (those ``desired`` has); conflicts are
+    appended to ``conflicts`` keyed ``(id, column)``."""
+    base = None if base_rows is None else base_rows.get(rid)
+    out: dict[str, Change] = {}
+    for col in columns:
+        if col not in desired:
+            continue
+        changes, found = three_way(
+            {(rid,): desired.get(col)},
+            None if base_rows is None else {(rid,): None if base is None else base.get(col)},
+            {(rid,): live.get(col)},
+            prefer,
+        )
+        conflicts += [(table, Conflict((rid, col), c.base, c.live, c.desired)) for c in found]
+        for ch in changes:
+            out[col] = ch
+    return out
 
 
 def _py(value: Any) -> Any:
