@@ -409,13 +409,8 @@ def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
 
 # --------------------------------------------------------------------------- result workbook
 
-# Which outcome target and key columns each edited table's rows match.
-_RESULT_KEYS: dict[str, tuple[str, ...]] = {
-    "lists": ("list", "item"),
-    "countries": ("country",),
-    "bid_rules": ("item",),
-    "targets": ("kind", "value"),
-}
+# The edited tables whose rows get an outcome column.
+_RESULT_TABLES: frozenset[str] = frozenset({"lists", "countries", "bid_rules", "targets"})
 
 
 def write_result_workbook(
@@ -430,12 +425,11 @@ def write_result_workbook(
 
     last: dict[tuple[Any, ...], Outcome] = {}
     for o in result.outcomes:
-        target = "bid_rule" if o.target == "bid_rule" else o.target
-        last[(target, o.list_type, o.campaign_id, None if o.item is None else str(o.item))] = o
+        last[(o.target, o.list_type, o.campaign_id, None if o.item is None else str(o.item))] = o
     path = Path(path)
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         for name, df in desired.items():
-            if name not in _RESULT_KEYS or df is None:
+            if name not in _RESULT_TABLES or df is None:
                 continue
             outcomes, messages = [], []
             for row in df.astype(object).where(df.notna(), None).to_dict("records"):
