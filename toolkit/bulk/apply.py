@@ -59,6 +59,9 @@ class ApplyResult:
         )
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per outcome: seq, step, action, target, list_type, campaign_id, item (the
+        country, listed item, target value, creative or CPA rule id; missing for a campaign's
+        settings and work status), bid, outcome, message, previous."""
         rows = [o.__dict__ for o in self.outcomes]
         columns = [
             "seq",
@@ -73,9 +76,9 @@ class ApplyResult:
             "message",
             "previous",
         ]
-        frame = pd.DataFrame(rows, columns=columns)
-        frame["item"] = frame["item"].map(lambda v: None if v is None else str(v))
-        frame["previous"] = frame["previous"].map(lambda v: None if v is None else str(v))
+        frame = pd.DataFrame(rows, columns=columns, dtype=object)
+        frame["item"] = frame["item"].map(_text_or_none)
+        frame["previous"] = frame["previous"].map(_text_or_none)
         return frame.astype(
             {
                 "seq": "Int64",
@@ -108,6 +111,17 @@ class ApplyResult:
 
     def __repr__(self) -> str:
         return self.summary()
+
+    def _repr_html_(self) -> str:
+        from .result_book import result_html
+
+        return result_html(self)
+
+
+def _text_or_none(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return str(value)
 
 
 class _Runner:
@@ -197,6 +211,9 @@ def _kind_of(parsed: dict[str, Any], call: Call) -> tuple[str, str | None]:
 
 
 def _items_of(call: Call) -> list[tuple[Any, float | None]]:
+    if call.target == "cpa_rule" and call.action == "edit":
+        rules = (call.params or {}).get("rules") or [{}]
+        return [(rules[0].get("id"), None)]
     if call.target == "campaign" or (call.target == "cpa_rule" and call.action != "drop"):
         return [(None, None)]
     if call.bids:
@@ -409,66 +426,12 @@ def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
 
 # --------------------------------------------------------------------------- result workbook
 
-# The edited tables whose rows get an outcome column.
-_RESULT_TABLES: frozenset[str] = frozenset({"lists", "countries", "bid_rules", "targets"})
-
 
 def write_result_workbook(
     result: ApplyResult, desired: dict[str, pd.DataFrame], path: str | Any
 ) -> Any:
-    """The edited sheets with an ``outcome`` and a ``message`` column per row, a ``dropped``
-    sheet for the rows the run removed, and an ``outcomes`` sheet with every outcome.
+    """The edited sheets with each row's outcome; see
+    :func:`toolkit.bulk.result_book.write_result_workbook`."""
+    from .result_book import write_result_workbook as write
 
-    Rows the run did not touch read ``unchanged``.
-    """
-    from pathlib import Path
-
-    last: dict[tuple[Any, ...], Outcome] = {}
-    for o in result.outcomes:
-        last[(o.target, o.list_type, o.campaign_id, None if o.item is None else str(o.item))] = o
-    path = Path(path)
-    with pd.ExcelWriter(path, engine="openpyxl") as writer:
-        for name, df in desired.items():
-            if name not in _RESULT_TABLES or df is None:
-                continue
-            outcomes, messages = [], []
-            for row in df.astype(object).where(df.notna(), None).to_dict("records"):
-                cid = int(row["campaign_id"])
-                if name == "lists":
-                    key = (row["list"], None, cid, str(row["item"]))
-                elif name == "countries":
-                    key = ("country", None, cid, str(row["country"]))
-                elif name == "bid_rules":
-                    key = ("bid_rule", None, cid, str(row["item"]))
-                else:
-                    kind = str(row["kind"]).replace("_", "-")
-                    typed = spec.TARGET_KINDS[kind].typed if kind in spec.TARGET_KINDS else False
-                    key = (
-                        kind,
-                        (row.get("list_type") or "black") if typed else None,
-                        cid,
-                        str(row["value"]),
-                    )
-                hit = last.get(key)
-                outcomes.append("unchanged" if hit is None else hit.outcome)
-                messages.append(None if hit is None else hit.message)
-            out = df.copy()
-            out["outcome"] = outcomes
-            out["message"] = messages
-            out.to_excel(writer, sheet_name=name, index=False)
-        frame = result.to_frame()
-        dropped = frame[(frame["action"] == "drop")]
-        re_added = set(
-            zip(
-                frame.loc[frame["action"] == "add", "campaign_id"],
-                frame.loc[frame["action"] == "add", "item"],
-                strict=True,
-            )
-        )
-        keep = [
-            (c, i) not in re_added
-            for c, i in zip(dropped["campaign_id"], dropped["item"], strict=True)
-        ]
-        dropped[keep].to_excel(writer, sheet_name="dropped", index=False)
-        frame.to_excel(writer, sheet_name="outcomes", index=False)
-    return path
+    return write(result, desired, path)

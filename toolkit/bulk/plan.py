@@ -21,8 +21,15 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .. import spec
-from ..errors import ToolkitError
+from . import preview
 from .diff import ABSENT, Change, Conflict, as_map, three_way
+from .guards import (
+    DEFAULT_MAX_ARCHIVE,
+    DEFAULT_MAX_DROP_SHARE,
+    GUARDS,
+    PlanRefused,
+    check_guards,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -31,9 +38,20 @@ if TYPE_CHECKING:  # pragma: no cover
 # Steps of a plan, in the order they are applied.
 STEPS: tuple[str, ...] = ("pause", "archive", "update", "drop", "add", "rules", "start")
 
-GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
-DEFAULT_MAX_DROP_SHARE = 0.2
-DEFAULT_MAX_ARCHIVE = 1
+CALL_COLUMNS: tuple[str, ...] = (
+    "step",
+    "action",
+    "target",
+    "list_type",
+    "campaigns",
+    "campaign_ids",
+    "items",
+    "bid",
+    "bids",
+    "changes",
+    "detail",
+    "call",
+)
 
 # Item tables diffed as sets (or maps to a bid): key columns and value column.
 ITEM_TABLES: dict[str, tuple[tuple[str, ...], str | None]] = {
@@ -51,27 +69,6 @@ SETTING_COLUMNS: tuple[str, ...] = (
     *(lim.field for lim in spec.LIMITS.values()),
 )
 WORK_MOVES: dict[str, str] = {v: k for k, v in spec.WORK_ACTIONS.items()}  # Started -> start
-WHITELISTS: frozenset[tuple[str, str | None]] = frozenset(
-    {("list", "source_white"), ("list", "subid_white")}
-    | {("target", f"{k.name}:white") for k in spec.TARGET_KINDS.values() if k.typed}
-)
-
-
-class PlanRefused(ToolkitError):
-    """A guard refused the plan before any call; ``guard`` names it, ``details`` the numbers.
-
-    Lift it with ``plan(..., allow={"<guard>"})`` (or the CLI's ``--allow <guard>``).
-    """
-
-    def __init__(self, guard: str, details: list[str]) -> None:
-        self.guard = guard
-        self.details = details
-        shown = "; ".join(details[:10]) + (
-            f"; ... ({len(details) - 10} more)" if len(details) > 10 else ""
-        )
-        super().__init__(
-            f"plan refused by guard '{guard}': {shown} (allow it with allow={{'{guard}'}})"
-        )
 
 
 @dataclass(frozen=True)
@@ -100,34 +97,27 @@ class Call:
         return len(self.campaign_ids) > 1
 
     def describe(self) -> str:
-        what = f"{self.target}" + (f" ({self.list_type})" if self.list_type else "")
-        who = (
-            f"campaign {self.campaign_ids[0]}"
-            if len(self.campaign_ids) == 1
-            else f"{len(self.campaign_ids)} campaigns"
-        )
-        items = ""
-        if self.bids:
-            items = ", ".join(f"{k}={v}" for k, v in list(self.bids.items())[:5])
-        elif self.items:
-            items = ", ".join(map(str, self.items[:5]))
-        if len(self.bids or self.items) > 5:
-            items += f", ... ({len(self.bids or self.items)} items)"
-        if self.bid is not None:
-            items += f" @ {self.bid}"
-        if self.params:
-            items = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        return f"{self.action} {what} on {who}" + (f": {items}" if items else "")
+        """``add subid_black on 12 campaigns (batch)``."""
+        return preview.call_title(self, {})
 
 
 @dataclass
 class Plan:
-    """An ordered list of calls, with the conflicts left out; preview it before applying."""
+    """An ordered list of calls, with the conflicts left out; preview it before applying.
+
+    ``names`` maps campaign ids to their names (for the preview). The preview shows each
+    change as the user thinks of it (:meth:`changes`, :meth:`summary`, the HTML view in a
+    notebook); :meth:`to_frame` shows the calls.
+    """
 
     calls: list[Call] = field(default_factory=list)
     conflicts: pd.DataFrame = field(default_factory=lambda: _conflict_frame([]))
     warnings: list[str] = field(default_factory=list)
     scope: tuple[int, ...] = ()
+    names: dict[int, str] = field(default_factory=dict)
+    _edits: tuple[tuple[int, ...], list[Any]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __len__(self) -> int:
         return len(self.calls)
@@ -135,36 +125,47 @@ class Plan:
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.calls)
 
+    def edits(self) -> list[preview.Edit]:
+        """Every change as the user thinks of it (a bid change's drop and add are one)."""
+        key = tuple(map(id, self.calls))
+        if self._edits is None or self._edits[0] != key:
+            self._edits = (key, preview.edits_of(self.calls))
+        return self._edits[1]
+
+    def changes(self) -> pd.DataFrame:
+        """One row per campaign x change: call, calls, step, campaign_id, campaign_name,
+        what, target, list_type, key, old, new, change (the words, ``bid US 0.30 -> 0.33``)."""
+        return preview.change_frame(self)
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per call: step, action, target, list_type, campaigns, items, bid."""
-        rows = [
-            {
-                "step": c.step,
-                "action": c.action,
-                "target": c.target,
-                "list_type": c.list_type,
-                "campaigns": len(c.campaign_ids),
-                "campaign_ids": list(c.campaign_ids),
-                "items": len(c.bids) if c.bids else len(c.items),
-                "bid": c.bid,
-                "detail": c.describe(),
-            }
-            for c in self.calls
-        ]
-        frame = pd.DataFrame(
-            rows,
-            columns=[
-                "step",
-                "action",
-                "target",
-                "list_type",
-                "campaigns",
-                "campaign_ids",
-                "items",
-                "bid",
-                "detail",
-            ],
-        )
+        """One row per call: step, action, target, list_type, campaigns, campaign_ids, items,
+        bid (the call's one bid; NaN when its items carry different bids), bids (country
+        adds: code -> bid), changes (how many), detail (the changes in words), call."""
+        details = preview.call_details(self) if self.calls else []
+        per_call: dict[int, int] = defaultdict(int)
+        for e in self.edits():
+            per_call[e.call] += 1
+        rows = []
+        for n, c in enumerate(self.calls, start=1):
+            bids = dict(c.bids) if c.bids else None
+            one = {float(v) for v in bids.values()} if bids else set()
+            rows.append(
+                {
+                    "step": c.step,
+                    "action": c.action,
+                    "target": c.target,
+                    "list_type": c.list_type,
+                    "campaigns": len(c.campaign_ids),
+                    "campaign_ids": list(c.campaign_ids),
+                    "items": len(c.bids) if c.bids else len(c.items),
+                    "bid": c.bid if c.bid is not None else (one.pop() if len(one) == 1 else None),
+                    "bids": bids,
+                    "changes": per_call.get(n, 0),
+                    "detail": details[n - 1],
+                    "call": n,
+                }
+            )
+        frame = pd.DataFrame(rows, columns=list(CALL_COLUMNS))
         return frame.astype(
             {
                 "step": pd.CategoricalDtype(list(STEPS), ordered=True),
@@ -174,42 +175,23 @@ class Plan:
                 "campaigns": "Int64",
                 "items": "Int64",
                 "bid": "float64",
+                "changes": "Int64",
                 "detail": "string",
+                "call": "Int64",
             }
         )
 
-    def summary(self) -> str:
-        """A few lines: calls per step and target, conflicts and warnings."""
-        if not self.calls:
-            lines = ["Plan: nothing to do."]
-        else:
-            counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
-            for c in self.calls:
-                entry = counts[(c.step, c.action, c.target)]
-                entry[0] += 1
-                entry[1] += len(c.campaign_ids)
-                entry[2] += len(c.bids) if c.bids else len(c.items)
-            lines = [f"Plan: {len(self.calls)} call{'s' if len(self.calls) != 1 else ''}"]
-            for (step, action, target), (n, camps, items) in counts.items():
-                extra = f", {items} items" if items else ""
-                lines.append(
-                    f"  {step:<8} {action} {target}: {n} call(s), {camps} campaign(s){extra}"
-                )
-        if len(self.conflicts):
-            lines.append(
-                f"  {len(self.conflicts)} conflict(s) left out (live changed since export);"
-                " see plan.conflicts, or plan again with prefer='desired' or 'live'"
-            )
-        lines += [f"  warning: {w}" for w in self.warnings]
-        return "\n".join(lines)
+    def summary(self, *, max_calls: int = 30, max_lines: int = 5) -> str:
+        """The preview for a terminal: each call with its campaigns' changes in words,
+        at most ``max_calls`` calls and ``max_lines`` lines per call (the rest counted),
+        then conflicts and warnings."""
+        return preview.plan_text(self, max_calls=max_calls, max_lines=max_lines)
 
     def __repr__(self) -> str:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        head = self.summary().replace("&", "&amp;").replace("<", "&lt;").splitlines()
-        table = self.to_frame().drop(columns=["campaign_ids"]).to_html(index=False, max_rows=50)
-        return f"<b>{head[0]}</b><br>" + "<br>".join(head[1:]) + table
+        return preview.plan_html(self)
 
     def apply(self, client: Client, **options: Any) -> Any:
         """Send the calls; see :func:`toolkit.bulk.apply.apply_plan`."""
@@ -341,10 +323,21 @@ def make_plan(
             tables["creatives"], (base or {}).get("creatives"), live.table("creatives"), prefer
         )
     plan = Plan(
-        builder.ordered(), _conflict_frame(conflicts), builder.warnings, tuple(sorted(scope))
+        builder.ordered(),
+        _conflict_frame(conflicts),
+        builder.warnings,
+        tuple(sorted(scope)),
+        names=_names(live_tables["campaigns"]),
     )
-    _check_guards(plan, live_tables, allowed, max_drop_share, max_archive)
+    check_guards(plan.calls, live_tables, allowed, max_drop_share, max_archive)
     return plan
+
+
+def _names(campaigns: pd.DataFrame) -> dict[int, str]:
+    if campaigns is None or campaigns.empty:
+        return {}
+    names = campaigns["name"].astype(object).where(campaigns["name"].notna(), None)
+    return {int(i): str(n) for i, n in zip(campaigns["id"], names, strict=True) if n is not None}
 
 
 def _scope(tables: Mapping[str, pd.DataFrame], base: Mapping[str, pd.DataFrame] | None) -> set[int]:
@@ -689,102 +682,6 @@ def _rows_by_id(df: pd.DataFrame | None) -> dict[int, dict[str, Any]]:
         return {}
     records = df.astype(object).where(df.notna(), None).to_dict("records")
     return {int(r["id"]): r for r in records if r.get("id") is not None}
-
-
-# --------------------------------------------------------------------------- guards
-
-
-def _check_guards(
-    plan: Plan,
-    live: Mapping[str, pd.DataFrame],
-    allowed: set[str],
-    max_drop_share: float,
-    max_archive: int,
-) -> None:
-    counts = _live_counts(live)
-    dropped: dict[tuple[int, str], int] = defaultdict(int)
-    for call in plan.calls:
-        if call.action != "drop" or call.target in ("cpa_rule",):
-            continue
-        label = call.target + (f":{call.list_type}" if call.list_type else "")
-        for cid in call.campaign_ids:
-            dropped[(cid, label)] += len(call.items)
-    # drops that are half of a change (a new bid) are not losses
-    readded = defaultdict(int)
-    for call in plan.calls:
-        if call.action == "add" and call.target in ("country", "bid_rule"):
-            for cid in call.campaign_ids:
-                readded[(cid, call.target)] += len(call.bids or call.items)
-    if "drop_share" not in allowed:
-        over = []
-        for (cid, label), n in sorted(dropped.items()):
-            total = counts.get((cid, label), 0)
-            lost = n - min(n, readded.get((cid, label), 0))
-            if total and lost / total > max_drop_share:
-                over.append(
-                    f"campaign {cid} {label}: drops {lost} of {total} ({lost / total:.0%}"
-                    f" > {max_drop_share:.0%})"
-                )
-        if over:
-            raise PlanRefused("drop_share", over)
-    if "empty_whitelist" not in allowed:
-        emptied = []
-        for (cid, label), n in sorted(dropped.items()):
-            kind = "list" if label in spec.LISTS else "target"
-            if (kind, label) in WHITELISTS and n >= counts.get((cid, label), 0) > 0:
-                adds = sum(
-                    len(c.items)
-                    for c in plan.calls
-                    if c.action == "add"
-                    and cid in c.campaign_ids
-                    and c.target + (f":{c.list_type}" if c.list_type else "") == label
-                )
-                if not adds:
-                    emptied.append(
-                        f"campaign {cid} {label}: all {n} items dropped (traffic widens)"
-                    )
-        if emptied:
-            raise PlanRefused("empty_whitelist", emptied)
-    if "bulk_archive" not in allowed:
-        archived = sorted(
-            {
-                c
-                for call in plan.calls
-                if call.action == "archive" and call.target == "campaign"
-                for c in call.campaign_ids
-            }
-        )
-        if len(archived) > max_archive:
-            raise PlanRefused(
-                "bulk_archive",
-                [f"archives {len(archived)} campaigns (more than {max_archive}): {archived[:20]}"],
-            )
-
-
-def _live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
-    counts: dict[tuple[int, str], int] = defaultdict(int)
-    countries = live.get("countries")
-    if countries is not None and len(countries):
-        for cid, n in countries.groupby(countries["campaign_id"].astype(int)).size().items():
-            counts[(int(cid), "country")] = int(n)
-    lists = live.get("lists")
-    if lists is not None and len(lists):
-        for (cid, name), n in (
-            lists.groupby([lists["campaign_id"].astype(int), lists["list"].astype(str)])
-            .size()
-            .items()
-        ):
-            counts[(int(cid), name)] = int(n)
-    rules = live.get("bid_rules")
-    if rules is not None and len(rules):
-        for cid, n in rules.groupby(rules["campaign_id"].astype(int)).size().items():
-            counts[(int(cid), "bid_rule")] = int(n)
-    targets = live.get("targets")
-    if targets is not None and len(targets):
-        for row in targets.itertuples(index=False):
-            label = row.kind + (f":{row.list_type}" if row.list_type else "")
-            counts[(int(row.campaign_id), label)] += 1
-    return counts
 
 
 def plan(

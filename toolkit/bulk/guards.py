@@ -1,0 +1,140 @@
+"""Guards: a plan that would lose a large share of a list, empty a whitelist or archive many
+campaigns is refused before any call, unless the guard is lifted by name.
+
+Losses are counted by identity: an item is lost when the plan drops its key and does not add
+the same key back. A bid change (drop and add of the same country) loses nothing; dropping
+US and adding CA loses one country, whatever else is added.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .. import spec
+from ..errors import ToolkitError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .plan import Call
+
+GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
+DEFAULT_MAX_DROP_SHARE = 0.2
+DEFAULT_MAX_ARCHIVE = 1
+WHITELISTS: frozenset[str] = frozenset(
+    {"source_white", "subid_white"}
+    | {f"{k.name}:white" for k in spec.TARGET_KINDS.values() if k.typed}
+)
+
+
+class PlanRefused(ToolkitError):
+    """A guard refused the plan before any call; ``guard`` names it, ``details`` the numbers.
+
+    Lift it with ``plan(..., allow={"<guard>"})``; on the command line, ``--allow <guard>``.
+    """
+
+    def __init__(self, guard: str, details: list[str]) -> None:
+        self.guard = guard
+        self.details = details
+        shown = "; ".join(details[:10]) + (
+            f"; ... ({len(details) - 10} more)" if len(details) > 10 else ""
+        )
+        super().__init__(
+            f"plan refused by guard '{guard}': {shown}"
+            f" (to go ahead: allow={{'{guard}'}} in Python, --allow {guard} on the command line)"
+        )
+
+
+def _label(call: Call) -> str:
+    return call.target + (f":{call.list_type}" if call.list_type else "")
+
+
+def check_guards(
+    calls: Iterable[Call],
+    live: Mapping[str, pd.DataFrame],
+    allowed: set[str],
+    max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
+    max_archive: int = DEFAULT_MAX_ARCHIVE,
+) -> None:
+    """Raise :class:`PlanRefused` for the first guard the calls trip (unless allowed)."""
+    calls = list(calls)
+    counts = live_counts(live)
+    dropped: dict[tuple[int, str], set[Any]] = defaultdict(set)
+    added: dict[tuple[int, str], set[Any]] = defaultdict(set)
+    for call in calls:
+        if call.target in ("cpa_rule", "campaign", "creative"):
+            continue
+        if call.action not in ("drop", "add"):
+            continue
+        keys = {str(k) for k in (call.bids or call.items)}
+        side = dropped if call.action == "drop" else added
+        for cid in call.campaign_ids:
+            side[(cid, _label(call))] |= keys
+    if "drop_share" not in allowed:
+        over = []
+        for (cid, label), keys in sorted(dropped.items()):
+            total = counts.get((cid, label), 0)
+            lost = len(keys - added.get((cid, label), set()))
+            if total and lost / total > max_drop_share:
+                over.append(
+                    f"campaign {cid} {label}: loses {lost} of {total} ({lost / total:.0%}"
+                    f" > {max_drop_share:.0%})"
+                )
+        if over:
+            raise PlanRefused("drop_share", over)
+    if "empty_whitelist" not in allowed:
+        emptied = []
+        for (cid, label), keys in sorted(dropped.items()):
+            total = counts.get((cid, label), 0)
+            if label in WHITELISTS and len(keys) >= total > 0 and not added.get((cid, label)):
+                emptied.append(
+                    f"campaign {cid} {label}: all {len(keys)} items dropped (traffic widens)"
+                )
+        if emptied:
+            raise PlanRefused("empty_whitelist", emptied)
+    if "bulk_archive" not in allowed:
+        archived = sorted(
+            {
+                c
+                for call in calls
+                if call.action == "archive" and call.target == "campaign"
+                for c in call.campaign_ids
+            }
+        )
+        if len(archived) > max_archive:
+            raise PlanRefused(
+                "bulk_archive",
+                [f"archives {len(archived)} campaigns (more than {max_archive}): {archived[:20]}"],
+            )
+
+
+def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
+    """Items per campaign and label (``country``, ``subid_black``, ``cidr:white``...)."""
+    counts: dict[tuple[int, str], int] = defaultdict(int)
+    countries = live.get("countries")
+    if countries is not None and len(countries):
+        for cid, n in countries.groupby(countries["campaign_id"].astype(int)).size().items():
+            counts[(int(cid), "country")] = int(n)
+    lists = live.get("lists")
+    if lists is not None and len(lists):
+        for (cid, name), n in (
+            lists.groupby([lists["campaign_id"].astype(int), lists["list"].astype(str)])
+            .size()
+            .items()
+        ):
+            counts[(int(cid), name)] = int(n)
+    rules = live.get("bid_rules")
+    if rules is not None and len(rules):
+        for cid, n in rules.groupby(rules["campaign_id"].astype(int)).size().items():
+            counts[(int(cid), "bid_rule")] = int(n)
+    targets = live.get("targets")
+    if targets is not None and len(targets):
+        for row in targets.itertuples(index=False):
+            label = row.kind + (f":{row.list_type}" if row.list_type else "")
+            counts[(int(row.campaign_id), label)] += 1
+    return counts
+
+
+__all__ = ["GUARDS", "PlanRefused", "check_guards", "live_counts"]

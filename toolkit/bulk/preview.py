@@ -1,0 +1,501 @@
+"""A plan previewed as the user thinks of it: one change per campaign and item, with the
+campaign's name and old -> new values, grouped under the calls that will be sent.
+
+The service needs a bid change as a drop and an add; the preview pairs them back into one
+change (``bid US 0.30 -> 0.33``). Three forms: :func:`change_frame` (one row per campaign x
+change), :func:`plan_text` (the terminal) and :func:`plan_html` (a notebook), the last two
+truncated so that a plan of any size stays readable.
+
+>>> plan.changes()                                                  # doctest: +SKIP
+>>> print(plan.summary())                                           # doctest: +SKIP
+Plan: 2 calls, 2 changes on 1 campaign
+  call 1  drop country on campaign 1000001 (the old bids of the bid changes below)
+  call 2  add country on campaign 1000001
+      1000001 "Multi-geo Push #1": bid US 0.30 -> 0.33, add country CA 0.31
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .. import spec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .plan import Call, Plan
+
+#: Columns of :func:`change_frame`.
+CHANGE_COLUMNS: tuple[str, ...] = (
+    "call",
+    "calls",
+    "step",
+    "campaign_id",
+    "campaign_name",
+    "what",
+    "target",
+    "list_type",
+    "key",
+    "old",
+    "new",
+    "change",
+)
+MOVED = dict(spec.WORK_ACTIONS)  # pause -> Paused
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change of one campaign as the user thinks of it.
+
+    ``what`` is ``add``, ``drop``, ``bid`` (a new bid for a key already there), ``rename``,
+    ``set`` (a setting; ``key`` names it), ``edit`` (a CPA rule's field), or a move
+    (``pause``, ``start``, ``archive``). ``call`` is the number (from 1) of the call that
+    makes the change, ``calls`` every call it takes (a bid change: the drop and the add).
+    """
+
+    call: int
+    calls: tuple[int, ...]
+    step: str
+    campaign_id: int
+    what: str
+    target: str
+    list_type: str | None
+    key: Any
+    old: Any
+    new: Any
+
+    def text(self) -> str:
+        """``bid US 0.30 -> 0.33``, ``drop country FR (was 0.20)``, ``rename "a" -> "b"``."""
+        return _text(self)
+
+
+# --------------------------------------------------------------------------- edits
+
+
+def edits_of(calls: Sequence[Call]) -> list[Edit]:
+    """Every change of the calls, a bid change's drop and add paired into one ``bid``."""
+    raw: list[Edit] = []
+    for n, call in enumerate(calls, start=1):
+        raw += _call_edits(n, call)
+    adds = {
+        (e.campaign_id, e.target, e.key): i
+        for i, e in enumerate(raw)
+        if e.what == "add" and e.target in ("country", "bid_rule")
+    }
+    paired: dict[int, Edit] = {}
+    gone: set[int] = set()
+    for i, e in enumerate(raw):
+        if e.what != "drop" or e.target not in ("country", "bid_rule"):
+            continue
+        j = adds.get((e.campaign_id, e.target, e.key))
+        if j is None:
+            continue
+        add = paired.get(j, raw[j])
+        paired[j] = Edit(
+            add.call,
+            tuple(sorted({*e.calls, *add.calls})),
+            add.step,
+            e.campaign_id,
+            "bid",
+            e.target,
+            None,
+            e.key,
+            e.old,
+            add.new,
+        )
+        gone.add(i)
+    return [paired.get(i, e) for i, e in enumerate(raw) if i not in gone]
+
+
+def _call_edits(n: int, call: Call) -> list[Edit]:
+    def edit(cid: int, what: str, key: Any = None, old: Any = None, new: Any = None) -> Edit:
+        return Edit(n, (n,), call.step, cid, what, call.target, call.list_type, key, old, new)
+
+    prev: Mapping[Any, Any] = call.previous or {}
+    out: list[Edit] = []
+    if call.target == "campaign":
+        for cid in call.campaign_ids:
+            if call.action == "update":
+                out += _settings(edit, cid, call.params or {}, call.previous)
+            else:
+                out.append(edit(cid, call.action, None, prev.get(cid), MOVED.get(call.action)))
+        return out
+    cid0 = call.campaign_ids[0]
+    if call.target == "creative":
+        return [edit(cid0, call.action, i, prev.get(i), MOVED.get(call.action)) for i in call.items]
+    if call.target == "cpa_rule":
+        if call.action == "add":
+            return [edit(cid0, "add", None, None, _rule(r)) for r in (call.params or {})["rules"]]
+        if call.action == "drop":
+            old = {r.get("id"): r for r in prev.get("rules") or []}
+            return [edit(cid0, "drop", i, _rule(old[i]) if i in old else None) for i in call.items]
+        rules = (call.params or {}).get("rules") or [{}]
+        before = ((call.previous or {}).get("rules") or [{}])[0]
+        rid = rules[0].get("id")
+        return [
+            edit(cid0, "edit", f"{rid} {f}", before.get(f), v)
+            for f, v in rules[0].items()
+            if f != "id"
+        ]
+    for cid in call.campaign_ids:
+        if call.target == "country":
+            if call.action == "drop":
+                old = prev.get(cid) or {}
+                out += [edit(cid, "drop", k, old.get(k)) for k in call.items]
+            else:
+                out += [edit(cid, "add", k, None, v) for k, v in (call.bids or {}).items()]
+        elif call.target == "bid_rule":
+            if call.action == "drop":
+                out += [edit(cid, "drop", k, prev.get(k)) for k in call.items]
+            else:
+                out += [edit(cid, "add", k, None, call.bid) for k in call.items]
+        else:
+            out += [edit(cid, call.action, k) for k in call.items]
+    return out
+
+
+def _settings(
+    edit: Any, cid: int, params: Mapping[str, Any], previous: Mapping[str, Any] | None
+) -> list[Edit]:
+    out = []
+    for field, new in params.items():
+        if field == "vertical":
+            continue
+        old = None if previous is None else previous.get(field)
+        if field == "name":
+            if previous is not None and old == new:
+                continue
+            out.append(edit(cid, "rename", "name", old, new))
+        else:
+            out.append(edit(cid, "set", field, old, new))
+    return out
+
+
+def _rule(rule: Mapping[str, Any]) -> str:
+    parts = [str(rule.get(f)) for f in spec.CPA_FIELDS if _present(rule.get(f))]
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- wording
+
+
+def _present(value: Any) -> bool:
+    if value is None:
+        return False
+    try:
+        return not bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return True
+
+
+def money(value: Any) -> str:
+    """A bid as people write it: at least two decimals, at most six (``0.30``, ``0.3061``)."""
+    if not _present(value):
+        return "?"
+    v = float(value)
+    if not math.isfinite(v):
+        return str(v)
+    text = f"{v:.6f}".rstrip("0")
+    whole, _, frac = text.partition(".")
+    if v and not frac.strip("0") and whole in ("0", "-0"):
+        return f"{v:g}"
+    return f"{whole}.{frac.ljust(2, '0')}"
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """A setting's value: quoted text (cut at ``limit``), whole numbers without ``.0``."""
+    if not _present(value):
+        return "(none)"
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[: limit - 3] + "..."
+        return '"' + text.replace("\n", " ") + '"'
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _noun(target: str, list_type: str | None) -> tuple[str | None, str]:
+    """(``blacklist``/``whitelist`` or None, the thing listed)."""
+    if target in spec.LISTS:
+        lk = spec.LISTS[target]
+        return f"{lk.list_type}list", "subId" if lk.entity == "subid" else "source"
+    if list_type in ("black", "white"):
+        return f"{list_type}list", target
+    return None, "bid rule" if target == "bid_rule" else target
+
+
+def _verb(e: Edit) -> str:
+    """The words before the key: ``blacklist source``, ``add os``, ``drop country``."""
+    colour, noun = _noun(e.target, e.list_type)
+    if colour:
+        return f"{colour} {noun}" if e.what == "add" else f"un-{colour} {noun}"
+    return f"{e.what} {noun}"
+
+
+def _text(e: Edit) -> str:
+    if e.target == "campaign":
+        if e.what == "rename":
+            return f"rename {shown(e.old)} -> {shown(e.new)}"
+        if e.what == "set":
+            return f"{e.key} {shown(e.old)} -> {shown(e.new)}"
+        return e.what + (f" (was {e.old})" if _present(e.old) else "")
+    if e.target == "creative":
+        return f"{e.what} creative {e.key}" + (f" (was {e.old})" if _present(e.old) else "")
+    if e.target == "cpa_rule":
+        if e.what == "add":
+            return f"add CPA rule {e.new}"
+        if e.what == "drop":
+            return f"drop CPA rule {e.key}" + (f" ({e.old})" if _present(e.old) else "")
+        return f"CPA rule {e.key} {shown(e.old)} -> {shown(e.new)}"
+    priced = e.target in ("country", "bid_rule")
+    if e.what == "bid":
+        noun = "bid" if e.target == "country" else "bid rule"
+        return f"{noun} {e.key} {money(e.old)} -> {money(e.new)}"
+    if priced and e.what == "add":
+        return f"{_verb(e)} {e.key} {money(e.new)}"
+    if priced and e.what == "drop":
+        return f"{_verb(e)} {e.key}" + (f" (was {money(e.old)})" if _present(e.old) else "")
+    return f"{_verb(e)} {e.key}"
+
+
+def _phrases(edits: Sequence[Edit], items: int, most: int) -> str:
+    """One campaign's edits of one call, items of the same kind run together:
+    ``blacklist source 12345, 12346 (+8 more)``; at most ``most`` phrases."""
+    runs: dict[str, list[Edit]] = {}
+    for e in edits:
+        plain = e.what in ("add", "drop") and e.target not in ("country", "bid_rule", "cpa_rule")
+        runs.setdefault(_verb(e) if plain else f"#{id(e)}", []).append(e)
+    parts = []
+    for head, group in runs.items():
+        if head.startswith("#"):
+            parts.append(group[0].text())
+            continue
+        keys = ", ".join(str(e.key) for e in group[:items])
+        more = f" (+{len(group) - items} more)" if len(group) > items else ""
+        parts.append(f"{head} {keys}{more}")
+    if len(parts) > most:
+        rest = sum(1 for _ in parts[most:])
+        parts = [*parts[:most], f"... and {rest} more"]
+    return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- forms
+
+
+def change_frame(plan: Plan) -> pd.DataFrame:
+    """One row per campaign x change (see :data:`CHANGE_COLUMNS`); ``old``/``new`` hold the
+    values as planned (a bid, a setting, a work status), ``change`` the words."""
+    names = plan.names
+    rows = [
+        (
+            e.call,
+            e.calls,
+            e.step,
+            e.campaign_id,
+            names.get(e.campaign_id),
+            e.what,
+            e.target,
+            e.list_type,
+            None if e.key is None else str(e.key),
+            e.old if _present(e.old) else None,
+            e.new if _present(e.new) else None,
+            e.text(),
+        )
+        for e in plan.edits()
+    ]
+    frame = pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
+    from .plan import STEPS
+
+    return frame.astype(
+        {
+            "call": "Int64",
+            "step": pd.CategoricalDtype(list(STEPS), ordered=True),
+            "campaign_id": "Int64",
+            "campaign_name": "string",
+            "what": "string",
+            "target": "string",
+            "list_type": "string",
+            "key": "string",
+            "change": "string",
+        }
+    )
+
+
+@dataclass(frozen=True)
+class _Line:
+    call: int
+    campaigns: tuple[int, ...]
+    text: str
+
+
+def call_title(call: Call, names: Mapping[int, str]) -> str:
+    """``add subid_black on 12 campaigns (batch)``, ``update campaign 1000001``."""
+    what = call.target + (f" ({call.list_type})" if call.list_type else "")
+    ids = call.campaign_ids
+    who = f"campaign {ids[0]}" if len(ids) == 1 else f"{len(ids)} campaigns (batch)"
+    if call.target == "campaign" and call.action == "update":
+        return f"update campaign {ids[0]}"
+    if call.target == "campaign":
+        return f"{call.action} {who}"
+    return f"{call.action} {what} on {who}"
+
+
+def _lines(plan: Plan, items: int, most: int) -> dict[int, list[_Line]]:
+    """Per call, one line per group of campaigns whose changes read the same."""
+    per: dict[int, dict[int, list[Edit]]] = defaultdict(lambda: defaultdict(list))
+    for e in plan.edits():
+        per[e.call][e.campaign_id].append(e)
+    out: dict[int, list[_Line]] = {}
+    for n, by_campaign in per.items():
+        groups: dict[str, list[int]] = {}
+        for cid, edits in by_campaign.items():
+            groups.setdefault(_phrases(edits, items, most), []).append(cid)
+        out[n] = [_Line(n, tuple(cids), text) for text, cids in groups.items()]
+    return out
+
+
+def who(cids: Sequence[int], names: Mapping[int, str], most: int = 3) -> str:
+    """``1000001 "Name"``, or the first few and ``(+N more campaigns)``."""
+    parts = []
+    for cid in cids[:most]:
+        name = names.get(cid)
+        parts.append(f"{cid} {shown(name)}" if name else str(cid))
+    extra = f" (+{len(cids) - most} more campaigns)" if len(cids) > most else ""
+    return ", ".join(parts) + extra
+
+
+def _header(plan: Plan) -> str:
+    if not plan.calls:
+        return "Plan: nothing to do."
+    edits = plan.edits()
+    n, k = len(plan.calls), len(edits)
+    campaigns = len(
+        {e.campaign_id for e in edits} | {c for x in plan.calls for c in x.campaign_ids}
+    )
+    return (
+        f"Plan: {n} call{'s' if n != 1 else ''}, {k} change{'s' if k != 1 else ''}"
+        f" on {campaigns} campaign{'s' if campaigns != 1 else ''}"
+    )
+
+
+def _notes(plan: Plan) -> list[str]:
+    lines = []
+    if len(plan.conflicts):
+        lines.append(
+            f"{len(plan.conflicts)} conflict(s) left out (live changed since export);"
+            " see plan.conflicts, or plan again with prefer='desired' or 'live'"
+        )
+    lines += [f"warning: {w}" for w in plan.warnings]
+    return lines
+
+
+def _drop_notes(edits: Sequence[Edit]) -> dict[int, str]:
+    """Per drop call that holds the old halves of bid changes: where their new bids go."""
+    paired: dict[int, set[int]] = defaultdict(set)
+    for e in edits:
+        if e.what == "bid":
+            for n in e.calls:
+                if n != e.call:
+                    paired[n].add(e.call)
+    return {
+        n: f" (the old bids of the bid changes in call {', '.join(map(str, sorted(to)))})"
+        for n, to in paired.items()
+    }
+
+
+def plan_text(
+    plan: Plan, *, max_calls: int = 30, max_lines: int = 5, items: int = 3, most: int = 6
+) -> str:
+    """The preview for a terminal: each call, and under it each group of campaigns with the
+    changes it makes; at most ``max_calls`` calls and ``max_lines`` lines per call, the rest
+    counted (``... and N more``)."""
+    lines = [_header(plan)]
+    notes = _drop_notes(plan.edits())
+    grouped = _lines(plan, items, most)
+    width = len(str(len(plan.calls)))
+    for n, call in enumerate(plan.calls[:max_calls], start=1):
+        lines.append(f"  call {n:>{width}}  {call_title(call, plan.names)}{notes.get(n, '')}")
+        mine = grouped.get(n, [])
+        for line in mine[:max_lines]:
+            lines.append(f"      {who(line.campaigns, plan.names)}: {line.text}")
+        if len(mine) > max_lines:
+            rest = sum(len(x.campaigns) for x in mine[max_lines:])
+            lines.append(f"      ... and {rest} more campaign(s); see plan.changes()")
+    if len(plan.calls) > max_calls:
+        rest = plan.calls[max_calls:]
+        lines.append(
+            f"  ... and {len(rest)} more call(s) on"
+            f" {len({c for x in rest for c in x.campaign_ids})} campaign(s); see plan.changes()"
+        )
+    lines += [f"  {note}" for note in _notes(plan)]
+    return "\n".join(lines)
+
+
+def plan_html(plan: Plan, *, max_rows: int = 200, items: int = 3, most: int = 6) -> str:
+    """The preview for a notebook: a table of calls and their campaigns' changes, every
+    text escaped; at most ``max_rows`` rows, the rest counted."""
+    esc = html.escape
+    parts = [f"<div><b>{esc(_header(plan))}</b>"]
+    parts += [f"<br>{esc(note)}" for note in _notes(plan)]
+    parts.append("</div>")
+    if not plan.calls:
+        return "".join(parts)
+    notes = _drop_notes(plan.edits())
+    grouped = _lines(plan, items, most)
+    rows: list[str] = []
+    total = 0
+    for n, call in enumerate(plan.calls, start=1):
+        title = esc(call_title(call, plan.names) + notes.get(n, ""))
+        mine = grouped.get(n) or [_Line(n, (), "")]
+        for line in mine:
+            total += 1
+            if len(rows) >= max_rows:
+                continue
+            rows.append(
+                f"<tr><td>{n}</td><td>{esc(call.step)}</td><td>{title}</td>"
+                f"<td>{esc(who(line.campaigns, plan.names))}</td><td>{esc(line.text)}</td></tr>"
+            )
+    if total > len(rows):
+        rows.append(
+            f"<tr><td colspan='5'>... and {total - len(rows)} more row(s);"
+            " see plan.changes()</td></tr>"
+        )
+    head = "".join(f"<th>{h}</th>" for h in ("call", "step", "sends", "campaigns", "changes"))
+    parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    return "".join(parts)
+
+
+def call_details(plan: Plan, items: int = 3, most: int = 4) -> list[str]:
+    """One line per call: its first group of campaigns and their changes."""
+    grouped = _lines(plan, items, most)
+    notes = _drop_notes(plan.edits())
+    out = []
+    for n, call in enumerate(plan.calls, start=1):
+        mine = grouped.get(n, [])
+        if not mine:
+            out.append(call_title(call, plan.names) + notes.get(n, ""))
+            continue
+        text = f"{who(mine[0].campaigns, plan.names, 2)}: {mine[0].text}"
+        if len(mine) > 1:
+            text += f"; and {sum(len(x.campaigns) for x in mine[1:])} more campaign(s)"
+        out.append(text)
+    return out
+
+
+__all__ = [
+    "CHANGE_COLUMNS",
+    "Edit",
+    "call_details",
+    "call_title",
+    "change_frame",
+    "edits_of",
+    "money",
+    "plan_html",
+    "plan_text",
+    "shown",
+]

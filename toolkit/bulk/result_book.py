@@ -1,0 +1,187 @@
+"""What a run did, for people: the result workbook (each edited row with its outcome) and the
+HTML view of an :class:`~toolkit.bulk.apply.ApplyResult` in a notebook.
+
+>>> write_result_workbook(result, tables.desired, "account.result.xlsx")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .. import spec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .apply import ApplyResult, Outcome
+
+#: The sheets of the result workbook that mirror an edited table, in their order.
+RESULT_SHEETS: tuple[str, ...] = (
+    "campaigns",
+    "countries",
+    "targets",
+    "lists",
+    "bid_rules",
+    "cpa_rules",
+    "creatives",
+)
+#: Data rows per sheet: Excel and LibreOffice show 1,048,576 rows, the header included.
+SHEET_ROWS = 1_048_575
+# When one row has several outcomes (a rename and a pause), the worst one is shown.
+_WORST: tuple[str, ...] = ("lost", "failed", "unknown", "restored", "already", "applied")
+
+
+def _worst(outcomes: Iterable[Outcome]) -> tuple[str, str | None]:
+    found = list(outcomes)
+    rank = {o: i for i, o in enumerate(_WORST)}
+    outcome = min((o.outcome for o in found), key=lambda o: rank.get(o, len(_WORST)))
+    messages = [o.message for o in found if o.message]
+    return outcome, "; ".join(dict.fromkeys(messages)) or None
+
+
+def _item_key(name: str, row: Mapping[str, Any]) -> tuple[Any, ...]:
+    cid = int(row["campaign_id"])
+    if name == "lists":
+        return (row["list"], None, cid, str(row["item"]))
+    if name == "countries":
+        return ("country", None, cid, str(row["country"]))
+    if name == "bid_rules":
+        return ("bid_rule", None, cid, str(row["item"]))
+    kind = str(row["kind"]).replace("_", "-")
+    typed = spec.TARGET_KINDS[kind].typed if kind in spec.TARGET_KINDS else False
+    return (kind, (row.get("list_type") or "black") if typed else None, cid, str(row["value"]))
+
+
+def _row_keys(name: str, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """The outcome keys ``(target, list_type, campaign_id, item)`` that speak for a row."""
+    if name == "campaigns":
+        return [("campaign", None, int(row["id"]), None)]
+    if name == "creatives":
+        if row.get("id") is None or row.get("campaign_id") is None:
+            return []
+        return [("creative", None, int(row["campaign_id"]), str(int(row["id"])))]
+    if name == "cpa_rules":
+        if row.get("campaign_id") is None:
+            return []
+        if row.get("id") is None:  # a new rule: the add call of its campaign
+            return [("cpa_rule", "add", int(row["campaign_id"]), None)]
+        return [("cpa_rule", "edit", int(row["campaign_id"]), str(int(row["id"])))]
+    return [_item_key(name, row)]
+
+
+def _index(outcomes: Iterable[Outcome]) -> dict[tuple[Any, ...], list[Outcome]]:
+    """Outcomes by row key; for item tables only the last outcome of an item counts (a bid
+    change's add after its drop, a restore after a failed add)."""
+    items: dict[tuple[Any, ...], Outcome] = {}
+    rows: dict[tuple[Any, ...], list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        item = None if o.item is None else str(o.item)
+        if o.target == "campaign":
+            rows[("campaign", None, o.campaign_id, None)].append(o)
+        elif o.target == "creative":
+            rows[("creative", None, o.campaign_id, item)].append(o)
+        elif o.target == "cpa_rule":
+            if o.action in ("add", "edit"):
+                rows[("cpa_rule", o.action, o.campaign_id, item)].append(o)
+        else:
+            items[(o.target, o.list_type, o.campaign_id, item)] = o
+    out: dict[tuple[Any, ...], list[Outcome]] = {k: [o] for k, o in items.items()}
+    out.update(rows)
+    return out
+
+
+def _excel_ready(df: pd.DataFrame) -> pd.DataFrame:
+    """Excel holds no time zones: timestamps are written in UTC without one."""
+    out = df.copy()
+    for col in out.columns:
+        if isinstance(out[col].dtype, pd.DatetimeTZDtype):
+            out[col] = out[col].dt.tz_convert("UTC").dt.tz_localize(None)
+    return out
+
+
+def write_result_workbook(
+    result: ApplyResult, desired: Mapping[str, pd.DataFrame], path: str | os.PathLike[str]
+) -> Path:
+    """The edited sheets (campaigns, countries, targets, lists, bid_rules, cpa_rules,
+    creatives) with an ``outcome`` and a ``message`` column per row, a ``dropped`` sheet for
+    the rows the run removed, and an ``outcomes`` sheet with every outcome.
+
+    Rows the run did not touch read ``unchanged``; a row with several outcomes (a campaign
+    renamed and paused) shows the worst, with every message.
+    """
+    found = _index(result.outcomes)
+    path = Path(path)
+    with pd.ExcelWriter(path, engine="openpyxl") as writer:
+        for name in RESULT_SHEETS:
+            df = desired.get(name)
+            if df is None:
+                continue
+            outcomes, messages = [], []
+            for row in df.astype(object).where(df.notna(), None).to_dict("records"):
+                hits = [o for key in _row_keys(name, row) for o in found.get(key, [])]
+                outcome, message = _worst(hits) if hits else ("unchanged", None)
+                outcomes.append(outcome)
+                messages.append(message)
+            out = _excel_ready(df)
+            out["outcome"] = outcomes
+            out["message"] = messages
+            _write(writer, name, out)
+        frame = result.to_frame()
+        dropped = frame[(frame["action"] == "drop")]
+        adds = frame["action"] == "add"
+        re_added = set(zip(frame.loc[adds, "campaign_id"], frame.loc[adds, "item"], strict=True))
+        keep = [
+            (c, i) not in re_added
+            for c, i in zip(dropped["campaign_id"], dropped["item"], strict=True)
+        ]
+        _write(writer, "dropped", dropped[keep])
+        _write(writer, "outcomes", frame)
+    return path
+
+
+def _write(writer: pd.ExcelWriter, name: str, df: pd.DataFrame) -> None:
+    """A sheet, continued on ``name (2)``, ... past the rows a spreadsheet shows."""
+    for part, start in enumerate(range(0, max(len(df), 1), SHEET_ROWS), start=1):
+        sheet = name if part == 1 else f"{name} ({part})"
+        df.iloc[start : start + SHEET_ROWS].to_excel(writer, sheet_name=sheet, index=False)
+
+
+def result_html(result: ApplyResult, max_rows: int = 50) -> str:
+    """The notebook view: the summary, outcomes counted by action and target, then the
+    items that did not go as planned (failed, lost, restored) and the read-back
+    differences; every text escaped."""
+    esc = html.escape
+    head = result.summary().splitlines()[0]
+    parts = [f"<div><b>{esc(head)}</b></div>"]
+    frame = result.to_frame()
+    if len(frame):
+        counts = (
+            frame.assign(target=frame["target"].fillna(""))
+            .groupby(["action", "target", "outcome"], observed=True)
+            .size()
+            .rename("items")
+            .reset_index()
+        )
+        parts.append(counts.to_html(index=False, escape=True))
+        bad = frame[frame["outcome"].isin(["failed", "lost", "restored", "unknown"])]
+        if len(bad):
+            shown = bad[["action", "target", "campaign_id", "item", "bid", "outcome", "message"]]
+            parts.append(f"<p>{len(bad)} item(s) not as planned:</p>")
+            parts.append(shown.head(max_rows).to_html(index=False, escape=True, na_rep=""))
+            if len(bad) > max_rows:
+                parts.append(f"<p>... and {len(bad) - max_rows} more; see result.to_frame()</p>")
+    if result.differences:
+        parts.append(f"<p>{len(result.differences)} difference(s) after read-back:</p><ul>")
+        parts += [f"<li>{esc(d)}</li>" for d in result.differences[:max_rows]]
+        if len(result.differences) > max_rows:
+            parts.append(f"<li>... and {len(result.differences) - max_rows} more</li>")
+        parts.append("</ul>")
+    return "".join(parts)
+
+
+__all__ = ["RESULT_SHEETS", "result_html", "write_result_workbook"]
