@@ -394,40 +394,101 @@ def _notes(plan: Plan) -> list[str]:
     return lines
 
 
-def _drop_notes(edits: Sequence[Edit]) -> dict[int, str]:
-    """Per drop call that holds the old halves of bid changes: where their new bids go."""
+def _paired(edits: Sequence[Edit]) -> dict[int, set[int]]:
+    """Per drop call that holds the old halves of bid changes: the calls of their new bids."""
     paired: dict[int, set[int]] = defaultdict(set)
     for e in edits:
         if e.what == "bid":
             for n in e.calls:
                 if n != e.call:
                     paired[n].add(e.call)
-    return {
-        n: f" (the old bids of the bid changes in call {', '.join(map(str, sorted(to)))})"
-        for n, to in paired.items()
-    }
+    return paired
+
+
+def spans(numbers: Sequence[int]) -> str:
+    """``1-4, 7, 9-10`` for 1, 2, 3, 4, 7, 9, 10."""
+    out: list[str] = []
+    ordered = sorted(set(numbers))
+    start = prev = ordered[0] if ordered else 0
+    for n in [*ordered[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(out) if ordered else ""
+
+
+@dataclass
+class _Block:
+    """One call, or a run of drop calls that only hold the old bids of bid changes."""
+
+    numbers: list[int]
+    calls: list[Call]
+    lines: list[_Line]
+    paired: set[int]
+
+    def label(self) -> str:
+        if len(self.numbers) == 1:
+            return f"call {self.numbers[0]}"
+        return f"calls {spans(self.numbers)}"
+
+    def title(self, names: Mapping[int, str]) -> str:
+        first = self.calls[0]
+        if len(self.calls) == 1:
+            text = call_title(first, names)
+        else:
+            ids = {c for call in self.calls for c in call.campaign_ids}
+            text = f"{first.action} {first.target} on {len(ids)} campaigns"
+        if self.paired:
+            many = "s" if len(self.paired) > 1 else ""
+            text += f" (the old bids of the bid changes in call{many} {spans(list(self.paired))})"
+        return text
+
+
+def _blocks(plan: Plan, items: int, most: int) -> list[_Block]:
+    paired = _paired(plan.edits())
+    grouped = _lines(plan, items, most)
+    blocks: list[_Block] = []
+    for n, call in enumerate(plan.calls, start=1):
+        mine = grouped.get(n, [])
+        last = blocks[-1] if blocks else None
+        if (
+            not mine
+            and n in paired
+            and last is not None
+            and not last.lines
+            and last.paired
+            and (last.calls[0].action, last.calls[0].target) == (call.action, call.target)
+        ):
+            last.numbers.append(n)
+            last.calls.append(call)
+            last.paired |= paired[n]
+            continue
+        blocks.append(_Block([n], [call], mine, set(paired.get(n, ()))))
+    return blocks
 
 
 def plan_text(
-    plan: Plan, *, max_calls: int = 30, max_lines: int = 5, items: int = 3, most: int = 6
+    plan: Plan, *, max_calls: int = 30, max_lines: int = 5, items: int = 3, most: int = 4
 ) -> str:
     """The preview for a terminal: each call, and under it each group of campaigns with the
-    changes it makes; at most ``max_calls`` calls and ``max_lines`` lines per call, the rest
-    counted (``... and N more``)."""
+    changes it makes; at most ``max_calls`` calls (or runs of drop calls that only hold the
+    old bids of bid changes) and ``max_lines`` lines per call, the rest counted
+    (``... and N more``)."""
     lines = [_header(plan)]
-    notes = _drop_notes(plan.edits())
-    grouped = _lines(plan, items, most)
-    width = len(str(len(plan.calls)))
-    for n, call in enumerate(plan.calls[:max_calls], start=1):
-        lines.append(f"  call {n:>{width}}  {call_title(call, plan.names)}{notes.get(n, '')}")
-        mine = grouped.get(n, [])
-        for line in mine[:max_lines]:
+    blocks = _blocks(plan, items, most)
+    width = max((len(b.label()) for b in blocks[:max_calls]), default=0)
+    for block in blocks[:max_calls]:
+        lines.append(f"  {block.label():<{width}}  {block.title(plan.names)}")
+        for line in block.lines[:max_lines]:
             lines.append(f"      {who(line.campaigns, plan.names)}: {line.text}")
-        if len(mine) > max_lines:
-            rest = sum(len(x.campaigns) for x in mine[max_lines:])
+        if len(block.lines) > max_lines:
+            rest = sum(len(x.campaigns) for x in block.lines[max_lines:])
             lines.append(f"      ... and {rest} more campaign(s); see plan.changes()")
-    if len(plan.calls) > max_calls:
-        rest = plan.calls[max_calls:]
+    if len(blocks) > max_calls:
+        rest = [c for b in blocks[max_calls:] for c in b.calls]
         lines.append(
             f"  ... and {len(rest)} more call(s) on"
             f" {len({c for x in rest for c in x.campaign_ids})} campaign(s); see plan.changes()"
@@ -445,19 +506,17 @@ def plan_html(plan: Plan, *, max_rows: int = 200, items: int = 3, most: int = 6)
     parts.append("</div>")
     if not plan.calls:
         return "".join(parts)
-    notes = _drop_notes(plan.edits())
-    grouped = _lines(plan, items, most)
     rows: list[str] = []
     total = 0
-    for n, call in enumerate(plan.calls, start=1):
-        title = esc(call_title(call, plan.names) + notes.get(n, ""))
-        mine = grouped.get(n) or [_Line(n, (), "")]
-        for line in mine:
+    for block in _blocks(plan, items, most):
+        title = esc(block.title(plan.names))
+        label = esc(block.label().split(" ", 1)[1])
+        for line in block.lines or [_Line(0, (), "")]:
             total += 1
             if len(rows) >= max_rows:
                 continue
             rows.append(
-                f"<tr><td>{n}</td><td>{esc(call.step)}</td><td>{title}</td>"
+                f"<tr><td>{label}</td><td>{esc(block.calls[0].step)}</td><td>{title}</td>"
                 f"<td>{esc(who(line.campaigns, plan.names))}</td><td>{esc(line.text)}</td></tr>"
             )
     if total > len(rows):
@@ -473,12 +532,12 @@ def plan_html(plan: Plan, *, max_rows: int = 200, items: int = 3, most: int = 6)
 def call_details(plan: Plan, items: int = 3, most: int = 4) -> list[str]:
     """One line per call: its first group of campaigns and their changes."""
     grouped = _lines(plan, items, most)
-    notes = _drop_notes(plan.edits())
+    paired = _paired(plan.edits())
     out = []
     for n, call in enumerate(plan.calls, start=1):
         mine = grouped.get(n, [])
         if not mine:
-            out.append(call_title(call, plan.names) + notes.get(n, ""))
+            out.append(_Block([n], [call], [], paired.get(n, set())).title(plan.names))
             continue
         text = f"{who(mine[0].campaigns, plan.names, 2)}: {mine[0].text}"
         if len(mine) > 1:
@@ -498,4 +557,5 @@ __all__ = [
     "plan_html",
     "plan_text",
     "shown",
+    "spans",
 ]
