@@ -309,3 +309,51 @@ def test_creative_work_status_is_planned_and_content_edits_are_reported(client, 
     assert client.creatives.get(crid)["work_status"] == "Archived"
     undo(client, result.run_id, journal=journal, progress=False)
     assert client.creatives.get(crid)["work_status"] == "Paused"
+
+
+def test_guards_count_lost_items_by_identity(client):
+    """A countries table without base state (built with pandas) is planned against live:
+    replacing every country of a campaign loses them all, though as many are added."""
+    cid = client.campaigns.list()[0]["id"]
+    client.targeting.drop(cid, "country", list(_bids(client, cid)))
+    client.targeting.add(cid, "country", {"US": 0.3, "GB": 0.2, "DE": 0.2, "FR": 0.2, "ES": 0.2})
+    account = load_account(client, [cid], progress=False)
+    replaced = pd.DataFrame(
+        {"campaign_id": [cid] * 5, "country": ["CA", "AU", "NZ", "IE", "NL"], "bid": [0.25] * 5}
+    )
+    with pytest.raises(PlanRefused) as info:
+        make_plan(client, {"countries": replaced}, live=account)
+    assert info.value.guard == "drop_share"
+    assert f"campaign {cid} country: loses 5 of 5" in str(info.value)
+    # one country swapped for another is one loss (1 of 5 = 20%: allowed; 2 of 5 is not)
+    swap = account.table("countries").copy()
+    swap.loc[swap["country"] == "US", "country"] = "CA"
+    assert len(make_plan(client, {"countries": swap}, live=account)) == 2
+    swap.loc[swap["country"] == "GB", "country"] = "AU"
+    with pytest.raises(PlanRefused, match="loses 2 of 5"):
+        make_plan(client, {"countries": swap}, live=account)
+    # new bids for every country lose nothing
+    rebid = account.table("countries").copy()
+    rebid["bid"] = rebid["bid"] + 0.01
+    plan = make_plan(client, {"countries": rebid}, live=account)
+    assert [c.action for c in plan.calls] == ["drop", "add"]
+    assert set(plan.changes()["what"]) == {"bid"}
+
+
+def test_guard_empty_whitelist_counts_by_identity(client):
+    cid = client.campaigns.list()[1]["id"]
+    client.lists.add(cid, "source_white", [111, 222])
+    account = load_account(client, [cid], progress=False)
+    lists = account.table("lists")
+    white = lists["list"] == "source_white"
+    swapped = add_rows(lists[~white], [{"campaign_id": cid, "list": "source_white", "item": "333"}])
+    with pytest.raises(PlanRefused) as info:
+        make_plan(client, {"lists": swapped}, live=account)
+    assert info.value.guard == "drop_share" and "loses 2 of 2" in str(info.value)
+    plan = make_plan(client, {"lists": swapped}, live=account, allow={"drop_share"})
+    assert sorted(c.action for c in plan.calls) == ["add", "drop"]  # not emptied: 333 stays
+
+
+def _bids(client, cid):
+    detail = client.campaigns.get(cid, "full")
+    return {code: s["price"] for s in detail["countrySet"] for code in s["geo"].values()}
