@@ -16,64 +16,48 @@ The workbook has a README sheet first, one sheet per table (``campaigns``, ``cou
 :data:`toolkit.frames.schemas.SCHEMAS`, editable columns in
 :data:`~toolkit.bulk.workbook_layout.EDITABLE`) and hidden sheets: ``_base_<table>`` (the
 exported state, for the three-way diff), ``_lists`` (drop-down lists), ``_refs`` (the
-account's dictionaries) and ``_meta``.
+account's dictionaries) and ``_meta``. A table longer than
+:data:`~toolkit.bulk.workbook_layout.SHEET_ROWS` rows continues on ``lists (2)``, ...
+(and ``_base_lists (2)``, ...), read back as one table; a table sheet that reaches
+row 1,048,576, where Excel and LibreOffice cut sheets off, is refused.
 """
 
 from __future__ import annotations
 
 import gc
-import io
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import spec
 from ..errors import WorkbookError, WorkbookProblem
-from ..frames.account import TABLES, Account
-from ..frames.schemas import REF_SCHEMAS, SCHEMA_VERSION, SCHEMAS, frame
-from .workbook_checks import Context, check_sheet, key_matches
+from ..frames.account import TABLES
+from ..frames.schemas import REF_SCHEMAS, SCHEMAS, frame
+from . import workbook_layout as layout
+from .workbook_checks import PART_STRIDE, Context, check_sheet, key_matches
+from .workbook_export import export_workbook
+from .workbook_file import cells_of
 from .workbook_layout import (
     BASE_PREFIX,
     COLUMNS,
     EDITABLE,
     KEYS,
-    LISTS_SHEET,
     META_SHEET,
     READ_ONLY,
-    README_SHEET,
     REFS_COLUMNS,
     REFS_SHEET,
     SHEETS,
-    TIME_FORMAT,
-    WORKBOOK_FORMAT,
-    WORKBOOK_VERSION,
     Sheet,
-    choice_lists,
-    readme_lines,
 )
 from .workbook_read import Book, CellProblem, columns_of, is_empty, to_column
-from .workbook_xml import Column, SheetData, sheet_rows, splice
-
-if TYPE_CHECKING:  # pragma: no cover
-    from openpyxl import Workbook
-    from openpyxl.worksheet.worksheet import Worksheet
-
-    from ..client import Client
-
-#: Highest row and column of a sheet (drop-down lists and column styles reach them).
-MAX_ROW = 1_048_576
-MAX_COLUMN = 16_384
-GREY = "D9D9D9"
-HEADER_GREY = "BFBFBF"
-HEADER_EDITABLE = "E2EFDA"
-#: Where the panes freeze: below the header (and right of the id and name of campaigns).
-FREEZE = {"campaigns": "C2", "creatives": "B2"}
+from .workbook_sheets import SheetMap, map_sheets
+from .workbook_view import tables_frame, tables_html
 
 
 @dataclass
@@ -85,7 +69,11 @@ class WorkbookTables:
     exported state from the hidden ``_base_*`` sheets, same columns and dtypes (empty when
     the workbook has none, like a workbook made by hand). ``missing``: tables whose sheet is
     absent, which means "no change". ``refs``: the dictionaries saved with the export.
-    ``meta``: facts about the export (``exported_at``, ``source``, ...).
+    ``meta``: facts about the export (``exported_at``, ``source``, ...). ``ignored``: sheets
+    that are not read (your own notes). ``sheets``: table -> the sheets it was read from
+    (``lists``, ``lists (2)``, ... for a long table).
+
+    In a notebook the object shows as a table of its sheets (see :meth:`_repr_html_`).
 
     >>> WorkbookTables({}, {}, set(TABLES), Path("x.xlsx")).has_base
     False
@@ -97,6 +85,8 @@ class WorkbookTables:
     path: Path
     refs: dict[str, pd.DataFrame] = field(default_factory=dict)
     meta: dict[str, str] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+    sheets: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def has_base(self) -> bool:
@@ -109,364 +99,14 @@ class WorkbookTables:
         base = "with" if self.base else "without"
         return f"<WorkbookTables {self.path.name}: {shown}{missing}; {base} exported state>"
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per table: its sheets, rows read, exported rows, and what its absence
+        means."""
+        return tables_frame(self)
 
-# --------------------------------------------------------------------------- export
-
-
-def export_workbook(
-    account_or_client: Account | Client,
-    path: str | os.PathLike[str],
-    campaign_ids: Iterable[int] | None = None,
-    *,
-    protect: bool = True,
-) -> Path:
-    """Write the editable workbook of an account (or of some of its campaigns) to ``path``.
-
-    Given a :class:`~toolkit.client.Client`, the account is loaded first
-    (``toolkit.load_account(client, campaign_ids, progress=False)``); given an
-    :class:`~toolkit.frames.Account`, ``campaign_ids`` keeps those campaigns. Only the
-    tables the account has loaded get a sheet (``mode="full"`` loads all seven), so a table
-    that was not loaded reads back as missing ("no change"), never as empty.
-    ``protect=False`` leaves the sheets unprotected. Returns the path.
-
-    >>> export_workbook(account, "account.xlsx")                      # doctest: +SKIP
-    PosixPath('account.xlsx')
-    >>> export_workbook(client, "two.xlsx", campaign_ids=[1000001, 1000002])  # doctest: +SKIP
-    PosixPath('two.xlsx')
-    """
-    ids = None if campaign_ids is None else sorted({int(c) for c in campaign_ids})
-    account = _account(account_or_client, ids)
-    tables = {
-        name: _restrict(name, account.table(name), ids)[list(COLUMNS[name])]
-        for name in TABLES
-        if name in account.loaded_tables
-    }
-    out = Path(path)
-    skeleton, data = _skeleton(account, tables, protect)
-    splice(skeleton, out, data)
-    return out
-
-
-def _account(source: Any, campaign_ids: list[int] | None) -> Account:
-    from ..client import Client
-
-    if isinstance(source, Account):
-        return source
-    if isinstance(source, Client):
-        from ..frames import load_account
-
-        return load_account(source, campaign_ids, progress=False)
-    raise TypeError(f"expected an Account or a Client, not {type(source).__name__}")
-
-
-def _restrict(name: str, df: pd.DataFrame, ids: list[int] | None) -> pd.DataFrame:
-    if ids is None:
-        return df.reset_index(drop=True)
-    col = "id" if name == "campaigns" else "campaign_id"
-    return df[df[col].isin(ids)].reset_index(drop=True)
-
-
-def _kind(dtype: Any) -> str:
-    if isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype)):
-        return "str"
-    if isinstance(dtype, pd.Int64Dtype):
-        return "int"
-    if isinstance(dtype, pd.DatetimeTZDtype):
-        return "time"
-    return "float"
-
-
-def _letter(index: int) -> str:
-    from openpyxl.utils import get_column_letter
-
-    return get_column_letter(index)
-
-
-class _Styles:
-    """Registers cell formats in the workbook and gives their ids (``s`` of a cell)."""
-
-    def __init__(self, wb: Workbook) -> None:
-        self.wb = wb
-        self.ws = wb.create_sheet("_styles")
-        self.ids: dict[tuple[Any, ...], int] = {}
-
-    def xf(
-        self,
-        number_format: str = "General",
-        *,
-        grey: bool = False,
-        locked: bool = True,
-        quote: bool = False,
-    ) -> int:
-        key = (number_format, grey, locked, quote)
-        if key not in self.ids:
-            self.ids[key] = _apply(self.ws.cell(row=len(self.ids) + 1, column=1), *key).style_id
-        return self.ids[key]
-
-    def close(self) -> None:
-        self.wb.remove(self.ws)
-
-
-def _apply(target: Any, number_format: str, grey: bool, locked: bool, quote: bool) -> Any:
-    from openpyxl.styles import PatternFill, Protection
-
-    target.number_format = number_format
-    if grey:
-        target.fill = PatternFill("solid", fgColor=GREY)
-    target.protection = Protection(locked=locked)
-    if quote:
-        target.quotePrefix = True
-    return target
-
-
-def _put(ws: Worksheet, row: int, column: int, value: Any) -> Any:
-    """Write one cell; text is always text (never a formula)."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return ws.cell(row=row, column=column)
-    if isinstance(value, np.generic):
-        value = value.item()
-    cell = ws.cell(row=row, column=column, value=value)
-    if isinstance(value, str):
-        cell.data_type = "s"
-    return cell
-
-
-def _skeleton(
-    account: Account, tables: Mapping[str, pd.DataFrame], protect: bool
-) -> tuple[io.BytesIO, dict[str, SheetData]]:
-    """The workbook without its data rows (written by openpyxl), and the rows to splice."""
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    readme = wb.active
-    readme.title = README_SHEET
-    styles = _Styles(wb)
-    campaign_ids = (
-        [int(i) for i in tables["campaigns"]["id"].dropna()] if "campaigns" in tables else []
-    )
-    lists = choice_lists(campaign_ids)
-    list_ranges = _list_ranges(lists)
-    data: dict[str, SheetData] = {}
-    for name, df in tables.items():
-        ws = wb.create_sheet(name)
-        data[name] = _table_sheet(ws, SHEETS[name], df, styles, list_ranges, protect)
-    for name, df in tables.items():
-        ws = wb.create_sheet(BASE_PREFIX + name)
-        ws.sheet_state = "hidden"
-        data[ws.title] = _base_sheet(ws, SHEETS[name], df, styles)
-    _lists_sheet(wb.create_sheet(LISTS_SHEET), lists)
-    _refs_sheet(wb.create_sheet(REFS_SHEET), account.refs)
-    info = _meta(account, tables)
-    _meta_sheet(wb.create_sheet(META_SHEET), info)
-    _readme(readme, info)
-    styles.close()
-    wb.active = 0
-    buffer = io.BytesIO()
-    wb.save(buffer)
-    buffer.seek(0)
-    return buffer, data
-
-
-def _list_ranges(lists: Mapping[str, list[object]]) -> dict[str, str]:
-    out = {}
-    for i, (name, values) in enumerate(lists.items(), start=1):
-        col = _letter(i)
-        out[name] = f"'{LISTS_SHEET}'!${col}$2:${col}${max(len(values), 1) + 1}"
-    return out
-
-
-def _width(name: str, series: pd.Series, kind: str) -> float:
-    if kind == "time":
-        content = 19.0
-    elif kind == "str":
-        sample = series.iloc[:5000].dropna()
-        lengths = sample.astype(str).str.len() if len(sample) else pd.Series([0])
-        content = float(lengths.quantile(0.95))
-    else:
-        content = 10.0
-    return float(min(max(len(name) + 4, content + 2, 8), 60))
-
-
-def _table_sheet(
-    ws: Worksheet,
-    sheet: Sheet,
-    df: pd.DataFrame,
-    styles: _Styles,
-    list_ranges: Mapping[str, str],
-    protect: bool,
-) -> SheetData:
-    from openpyxl.comments import Comment
-    from openpyxl.styles import Alignment, Font, PatternFill, Protection
-    from openpyxl.worksheet.datavalidation import DataValidation
-    from openpyxl.worksheet.dimensions import ColumnDimension
-
-    specs = []
-    bold = Font(bold=True)
-    for i, name in enumerate(sheet.columns, start=1):
-        letter = _letter(i)
-        editable = name in sheet.editable
-        kind = _kind(sheet.dtype(name))
-        fmt = sheet.number_format(name)
-        grey = not editable
-        locked = (not editable) and sheet.locked
-        head = _put(ws, 1, i, name)
-        head.font = bold
-        head.fill = PatternFill("solid", fgColor=HEADER_EDITABLE if editable else HEADER_GREY)
-        head.alignment = Alignment(vertical="center")
-        note = sheet.notes.get(name, "")
-        if not editable:
-            note = (
-                "Read-only"
-                + (f": {note}" if note else "")
-                + ("." if name not in sheet.key else ". Identifies the row; do not change it.")
-            )
-        if note:
-            head.comment = Comment(note, "campaign-toolkit", width=260, height=70)
-        dim = ws.column_dimensions[letter]
-        dim.width = _width(name, df[name], kind)
-        _apply(dim, fmt, grey, locked, False)
-        specs.append(
-            Column(
-                letter,
-                kind,
-                styles.xf(fmt, grey=grey, locked=locked),
-                styles.xf(fmt, grey=grey, locked=locked, quote=True) if kind == "str" else None,
-            )
-        )
-    last = _letter(len(sheet.columns))
-    rest = ColumnDimension(
-        ws,
-        index=_letter(len(sheet.columns) + 1),
-        min=len(sheet.columns) + 1,
-        max=MAX_COLUMN,
-        width=10,
-    )
-    rest.protection = Protection(locked=False)
-    ws.column_dimensions[rest.index] = rest
-    ws.freeze_panes = FREEZE.get(sheet.table, "A2")
-    ws.auto_filter.ref = f"A1:{last}{len(df) + 1}"
-    for i, name in enumerate(sheet.columns, start=1):
-        letter = _letter(i)
-        where = f"{letter}2:{letter}{MAX_ROW}"
-        dv = None
-        if name in sheet.choices and sheet.choices[name] in list_ranges:
-            dv = DataValidation(
-                type="list",
-                formula1=list_ranges[sheet.choices[name]],
-                allow_blank=True,
-                errorTitle=name,
-                error=f"Pick a {name} from the list.",
-            )
-        elif name == "bid":
-            dv = DataValidation(
-                type="decimal",
-                operator="greaterThan",
-                formula1="0",
-                allow_blank=True,
-                errorTitle=name,
-                error="A bid is more than 0.",
-            )
-        elif name in ("title", "text") and sheet.table == "creatives":
-            limit = spec.CREATIVE_TITLE_MAX if name == "title" else spec.CREATIVE_TEXT_MAX
-            dv = DataValidation(
-                type="textLength",
-                operator="lessThanOrEqual",
-                formula1=str(limit),
-                allow_blank=True,
-                errorTitle=name,
-                error=f"At most {limit} characters.",
-            )
-        if dv is not None and name in sheet.editable:
-            dv.showErrorMessage = True
-            dv.add(where)
-            ws.add_data_validation(dv)
-    if protect:
-        p = ws.protection
-        p.sheet = True
-        p.insertRows = p.deleteRows = p.sort = p.autoFilter = False
-        p.formatColumns = p.formatRows = False
-    return SheetData(sheet_rows(df, specs), last, len(df) + 1, df.size)
-
-
-def _base_sheet(ws: Worksheet, sheet: Sheet, df: pd.DataFrame, styles: _Styles) -> SheetData:
-    specs = []
-    for i, name in enumerate(sheet.columns, start=1):
-        _put(ws, 1, i, name)
-        kind = _kind(sheet.dtype(name))
-        style = styles.xf(TIME_FORMAT) if kind == "time" else 0
-        specs.append(Column(_letter(i), kind, style))
-    last = _letter(len(sheet.columns))
-    return SheetData(sheet_rows(df, specs), last, len(df) + 1, df.size)
-
-
-def _lists_sheet(ws: Worksheet, lists: Mapping[str, list[object]]) -> None:
-    ws.sheet_state = "hidden"
-    for i, (name, values) in enumerate(lists.items(), start=1):
-        _put(ws, 1, i, name)
-        for r, value in enumerate(values, start=2):
-            _put(ws, r, i, value)
-
-
-def _refs_sheet(ws: Worksheet, refs: Mapping[str, pd.DataFrame]) -> None:
-    ws.sheet_state = "hidden"
-    for i, name in enumerate(REFS_COLUMNS, start=1):
-        _put(ws, 1, i, name)
-    r = 2
-    for kind in REF_SCHEMAS:
-        df = refs.get(kind)
-        if df is None or df.empty:
-            continue
-        cols = [c for c in REFS_COLUMNS[1:] if c in df.columns]
-        for record in df[cols].astype(object).itertuples(index=False):
-            _put(ws, r, 1, kind)
-            for c, value in zip(cols, record, strict=True):
-                _put(ws, r, REFS_COLUMNS.index(c) + 1, value)
-            r += 1
-
-
-def _meta(account: Account, tables: Mapping[str, pd.DataFrame]) -> list[tuple[str, str]]:
-    from ..client.transport import redact
-
-    return [
-        ("format", WORKBOOK_FORMAT),
-        ("workbook_version", str(WORKBOOK_VERSION)),
-        ("schema_version", str(SCHEMA_VERSION)),
-        ("exported_at", pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")),
-        ("loaded_at", account.loaded_at.isoformat()),
-        ("source", redact(account.source) if account.source else ""),
-        ("mode", account.mode),
-        ("campaigns", str(len(tables.get("campaigns", ())))),
-        ("tables", ", ".join(tables)),
-    ]
-
-
-def _meta_sheet(ws: Worksheet, info: Sequence[tuple[str, str]]) -> None:
-    ws.sheet_state = "hidden"
-    _put(ws, 1, 1, "key")
-    _put(ws, 1, 2, "value")
-    for r, (key, value) in enumerate(info, start=2):
-        _put(ws, r, 1, key)
-        _put(ws, r, 2, value)
-
-
-def _readme(ws: Worksheet, info: list[tuple[str, str]]) -> None:
-    from openpyxl.styles import Alignment, Font
-
-    width = 100
-    for r, (label, text) in enumerate(readme_lines(info), start=1):
-        if label:
-            a = _put(ws, r, 1, label)
-            a.alignment = Alignment(vertical="top")
-            if not label.startswith(" "):
-                a.font = Font(bold=True, size=14 if r == 1 else 11)
-        if text:
-            b = _put(ws, r, 2, text)
-            b.alignment = Alignment(wrap_text=True, vertical="top")
-            lines = max(1, -(-len(text) // (width - 8)))
-            if lines > 1:
-                ws.row_dimensions[r].height = 15 * lines
-    ws.column_dimensions["A"].width = 24
-    ws.column_dimensions["B"].width = width
+    def _repr_html_(self) -> str:
+        """The notebook view: the file, each table's sheets and rows, sheets not read."""
+        return tables_html(self)
 
 
 # --------------------------------------------------------------------------- read
@@ -477,8 +117,11 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
 
     Every sheet is checked (see docs/bulk.md, "The workbook"); if any cell is wrong, one
     :class:`~toolkit.errors.WorkbookError` lists every problem (sheet, Excel row, column,
-    value, message) and nothing is returned. ``engine`` is ``"calamine"`` (the default when
-    python-calamine is installed) or ``"openpyxl"``.
+    value, message) and nothing is returned. A file that is not an .xlsx workbook (empty,
+    CSV, .xls, truncated), a formula or merged cells in a table sheet, a table sheet that
+    reaches the last row of a spreadsheet, a continuation or hidden sheet gone missing, a
+    table sheet under another name: each is a problem too. ``engine`` is ``"calamine"``
+    (the default when python-calamine is installed) or ``"openpyxl"``.
 
     >>> tables = read_workbook("account.xlsx")                          # doctest: +SKIP
     >>> tables.desired["lists"].dtypes.astype(str).to_dict()            # doctest: +SKIP
@@ -489,36 +132,51 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
     ...     exc.to_frame()
     """
     problems: list[WorkbookProblem] = []
+    covered: set[tuple[str, int | None, str | None]] = set()
     with _gc_paused(), Book(path, engine) as book:
         names = set(book.names)
-        book.prefetch([META_SHEET, REFS_SHEET, *(BASE_PREFIX + t for t in TABLES), *TABLES])
         meta = _read_meta(book) if META_SHEET in names else {}
+        sheets = map_sheets(book.names, meta, book.header)
+        problems += sheets.problems
+        book.prefetch(
+            [REFS_SHEET, *(s for p in sheets.bases.values() for s in p)]
+            + [s for p in sheets.tables.values() for s in p]
+        )
         refs = _read_refs(book) if REFS_SHEET in names else {}
         base: dict[str, pd.DataFrame] = {}
-        for table in TABLES:
-            name = BASE_PREFIX + table
-            if name in names:
-                parsed = _parse(book, name, SHEETS[table], problems, base=True)
-                base[table] = _finish(table, parsed.df)
+        for table, parts in sheets.bases.items():
+            parsed = _parse_parts(book, parts, SHEETS[table], problems, covered, base=True)
+            base[table] = _finish(table, parsed.df)
         ctx = Context(base=base, refs=refs)
         if "campaigns" in base:
             ctx.campaign_ids = frozenset(int(i) for i in base["campaigns"]["id"].dropna())
             ctx.formats = _formats_of(base["campaigns"])
         desired: dict[str, pd.DataFrame] = {}
-        for table in TABLES:
-            if table not in names:
-                continue
-            parsed = _parse(book, table, SHEETS[table], problems)
+        for table, parts in sheets.tables.items():
+            parsed = _parse_parts(book, parts, SHEETS[table], problems, covered)
             _normalise(table, parsed, ctx)
             if table == "campaigns":
                 ctx.formats = {**_formats_of(parsed.df), **ctx.formats}
-            problems += check_sheet(table, parsed.df, parsed.rows, parsed.raw, ctx, parsed.present)
+            problems += check_sheet(
+                table, parsed.df, parsed.rows, parsed.raw, ctx, parsed.present, parts
+            )
             desired[table] = parsed.df
     if problems:
-        raise WorkbookError(_sorted(problems), str(path))
+        shown = [
+            p
+            for p in problems
+            if _is_structural(p) or p.row is None or (p.sheet, p.row, p.column) not in covered
+        ]
+        raise WorkbookError(_sorted(shown), str(path))
     desired = {t: _finish(t, df) for t, df in desired.items()}
     missing = {t for t in TABLES if t not in desired}
-    return WorkbookTables(desired, base, missing, Path(path), refs, meta)
+    return WorkbookTables(
+        desired, base, missing, Path(path), refs, meta, sheets.ignored, _sheet_names(sheets)
+    )
+
+
+def _sheet_names(sheets: SheetMap) -> dict[str, list[str]]:
+    return {t: list(p) for t, p in sheets.tables.items()}
 
 
 @contextmanager
@@ -537,7 +195,8 @@ def _gc_paused() -> Iterator[None]:
 
 @dataclass
 class _Parsed:
-    """A sheet read and converted: codes still as text, blank rows dropped."""
+    """A table read and converted: codes still as text, blank rows dropped. ``rows`` are
+    the Excel rows, plus ``PART_STRIDE`` per continuation sheet."""
 
     df: pd.DataFrame
     rows: np.ndarray
@@ -545,11 +204,65 @@ class _Parsed:
     present: list[str]
 
 
+#: Message ends of the problems that explain a cell's other problems (formula, merge).
+_FORMULA = "holds a formula"
+_MERGED = "are merged"
+
+
+def _is_structural(p: WorkbookProblem) -> bool:
+    return _FORMULA in p.message or _MERGED in p.message
+
+
+def _parse_parts(
+    book: Book,
+    parts: Sequence[str],
+    sheet: Sheet,
+    problems: list[WorkbookProblem],
+    covered: set[tuple[str, int | None, str | None]],
+    base: bool = False,
+) -> _Parsed:
+    """The sheets of one table read as one (each part's rows offset by ``PART_STRIDE``)."""
+    parsed = [_parse(book, name, sheet, problems, covered, base) for name in parts]
+    if len(parsed) == 1:
+        return parsed[0]
+    present = [c for c in sheet.columns if all(c in p.present for p in parsed)]
+    df = pd.concat([p.df for p in parsed], ignore_index=True)
+    rows = np.concatenate([p.rows + k * PART_STRIDE for k, p in enumerate(parsed)])
+    raw = {c: [v for p in parsed for v in p.raw[c]] for c in present}
+    return _Parsed(df, rows, raw, present)
+
+
+def _used_rows(rows: list[Sequence[Any]]) -> int:
+    """The number of the last row holding a value."""
+    n = len(rows)
+    while n and all(is_empty(v) for v in rows[n - 1]):
+        n -= 1
+    return n
+
+
 def _parse(
-    book: Book, name: str, sheet: Sheet, problems: list[WorkbookProblem], base: bool = False
+    book: Book,
+    name: str,
+    sheet: Sheet,
+    problems: list[WorkbookProblem],
+    covered: set[tuple[str, int | None, str | None]],
+    base: bool = False,
 ) -> _Parsed:
     rows = book.rows(name)
     header = list(rows[0]) if rows else []
+    if _used_rows(rows) >= layout.ROW_LIMIT:
+        problems.append(
+            WorkbookProblem(
+                name,
+                layout.ROW_LIMIT,
+                None,
+                None,
+                f"the sheet reaches row {layout.ROW_LIMIT:,}, the last row Excel and "
+                "LibreOffice keep: it may have been cut off when saved, and the rows cut off "
+                "would be dropped. Export fewer campaigns (--campaigns) or use an action "
+                "workbook (see templates/)",
+            )
+        )
     positions: dict[str, int] = {}
     for i, cell in enumerate(header):
         if is_empty(cell):
@@ -563,6 +276,7 @@ def _parse(
     for col in needed:
         if col not in positions:
             problems.append(WorkbookProblem(name, 1, col, None, "missing column"))
+    _structure(book, name, header, problems, covered)
     present = [c for c in sheet.columns if c in positions]
     data = rows[1:]
     n = len(data)
@@ -591,6 +305,47 @@ def _parse(
             excel_rows = excel_rows[keep]
             raw = {c: [v for v, k in zip(vals, keep, strict=True) if k] for c, vals in raw.items()}
     return _Parsed(df, excel_rows, raw, present)
+
+
+def _structure(
+    book: Book,
+    name: str,
+    header: Sequence[Any],
+    problems: list[WorkbookProblem],
+    covered: set[tuple[str, int | None, str | None]],
+) -> None:
+    """Formulas and merged cells of a sheet, each a problem; the cells they cover are kept
+    in ``covered`` (their other problems, like "empty", follow from these)."""
+    scan = book.scan(name)
+    if not scan.formulas and not scan.merged:
+        return
+    from openpyxl.utils import column_index_from_string
+
+    def label(letter: str) -> str:
+        i = column_index_from_string(letter) - 1
+        value = header[i] if i < len(header) else None
+        return letter if is_empty(value) else str(value).strip()
+
+    for letter, row, text in scan.formulas:
+        col = label(letter)
+        problems.append(
+            WorkbookProblem(
+                name, row, col, text, f"cell {letter}{row} {_FORMULA}; enter a value instead"
+            )
+        )
+        covered.add((name, row, col))
+    for ref in scan.merged:
+        first_letter, first_row = next(cells_of(ref))
+        problems.append(
+            WorkbookProblem(
+                name,
+                first_row,
+                label(first_letter),
+                None,
+                f"cells {ref} {_MERGED}; unmerge them and fill in each cell",
+            )
+        )
+        covered.update((name, row, label(letter)) for letter, row in cells_of(ref))
 
 
 def _text_dtype(dtype: Any) -> Any:

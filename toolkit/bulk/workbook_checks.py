@@ -29,6 +29,7 @@ import pycountry
 from .. import spec
 from ..errors import WorkbookProblem
 from ..frames.schemas import SCHEMAS
+from . import workbook_layout as layout
 from .workbook_layout import SHEETS
 
 COUNTRY_CODES: frozenset[str] = frozenset(c.alpha_2 for c in pycountry.countries)
@@ -36,6 +37,9 @@ _KINDS = {k.column: k for k in spec.TARGET_KINDS.values() if k.name != "country"
 _SOURCE_ID = r"^[1-9][0-9]{0,18}$"
 _HEX = r"^[0-9a-fA-F]{1,64}$"
 _MAX_SOURCE = str(spec.MAX_SOURCE_ID)
+#: Row numbers of a table read from several sheets: a row of the k-th sheet (from 0) is
+#: numbered ``k * PART_STRIDE + its Excel row``.
+PART_STRIDE = 2**32
 # Dictionaries naming the ids of a target kind (category depends on the format's group).
 _KIND_REFS = {"os": "os", "browser": "browser", "subs_age": "subs_age", "language": "language"}
 
@@ -111,8 +115,10 @@ class _Problems:
         raw: Mapping[str, Sequence[Any]],
         df: pd.DataFrame,
         fresh: np.ndarray,
+        parts: Sequence[str] | None = None,
     ) -> None:
         self.sheet = sheet
+        self.parts = list(parts) if parts else [sheet]
         self.rows = np.asarray(rows)
         self.raw = raw
         self.df = df
@@ -132,9 +138,20 @@ class _Problems:
                 value = self.df[column].iloc[pos] if column in self.df else None
             if isinstance(value, str) and not value:
                 value = None
-            self.found.append(
-                WorkbookProblem(self.sheet, int(self.rows[pos]), column, _plain(value), message)
-            )
+            sheet, row = self.place(int(self.rows[pos]))
+            self.found.append(WorkbookProblem(sheet, row, column, _plain(value), message))
+
+    def place(self, row: int) -> tuple[str, int]:
+        """The sheet and Excel row of a row number (see :data:`PART_STRIDE`)."""
+        part, excel_row = divmod(row, PART_STRIDE)
+        return self.parts[min(part, len(self.parts) - 1)], excel_row
+
+    def where(self, row: int, seen_from: int) -> str:
+        """``row 5``, or ``lists (2) row 5`` when it is on another sheet than ``seen_from``."""
+        sheet, excel_row = self.place(row)
+        return (
+            f"row {excel_row}" if sheet == self.place(seen_from)[0] else f"{sheet} row {excel_row}"
+        )
 
 
 def _is_mask(where: Any) -> bool:
@@ -169,16 +186,18 @@ def check_sheet(
     raw: Mapping[str, Sequence[Any]],
     ctx: Context,
     present: Iterable[str] | None = None,
+    parts: Sequence[str] | None = None,
 ) -> list[WorkbookProblem]:
     """Problems of the sheet of ``table`` (``df`` with its declared columns, codes as text;
     ``rows`` the Excel row of each row; ``raw`` the cells as read, by column; ``present``
-    the columns the sheet has, default all)."""
+    the columns the sheet has, default all; ``parts`` the sheets a long table was read from,
+    whose rows are numbered as :data:`PART_STRIDE` says)."""
     sheet = SHEETS[table]
     cols = set(df.columns) if present is None else set(present)
     fresh = np.ones(len(df), dtype=bool)
     if table in ctx.base and set(sheet.key) <= cols:
         fresh = ~key_matches(df, ctx.base[table], list(sheet.key))
-    out = _Problems(table, rows, raw, df, fresh)
+    out = _Problems(table, rows, raw, df, fresh, parts)
     for col in sheet.required:
         if col in cols:
             out.add(_mask(df[col].isna()) & ~_bad_cells(df, col, raw), col, "empty: required")
@@ -214,6 +233,29 @@ def _bad_cells(df: pd.DataFrame, col: str, raw: Mapping[str, Sequence[Any]]) -> 
 def _positive(df: pd.DataFrame, cols: set[str], out: _Problems, col: str) -> None:
     if col in cols:
         out.add(_mask(df[col].notna() & ~(df[col] > 0)), col, "must be more than 0")
+
+
+def _bid(df: pd.DataFrame, cols: set[str], out: _Problems, table: str, ctx: Context) -> None:
+    """A bid is more than 0, and at most :data:`~toolkit.bulk.workbook_layout.MAX_BID`
+    unless it is the exported bid of the row."""
+    _positive(df, cols, out, "bid")
+    if "bid" not in cols:
+        return
+    high = _mask(df["bid"].notna() & (df["bid"] > layout.MAX_BID)).copy()
+    key = list(SHEETS[table].key)
+    if high.any() and table in ctx.base and set(key) <= cols:
+        base = ctx.base[table]
+        exported = dict(zip(key_text(base, key).to_pylist(), base["bid"].tolist(), strict=True))
+        where = np.flatnonzero(high)
+        keys = key_text(df.iloc[where], key).to_pylist()
+        bids = df["bid"].iloc[where].tolist()
+        for pos, k, bid in zip(where, keys, bids, strict=True):
+            high[pos] = exported.get(k) != bid
+    out.add(
+        high,
+        "bid",
+        f"more than {layout.MAX_BID:,.0f} USD, the highest bid a workbook takes (a typo?)",
+    )
 
 
 def _not_negative(df: pd.DataFrame, cols: set[str], out: _Problems, col: str) -> None:
@@ -265,7 +307,7 @@ def _countries(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -
         codes = df["country"]
         bad = _mask(codes.notna() & ~codes.isin(COUNTRY_CODES)) & out.fresh
         out.add(bad, "country", "unknown country code (ISO 3166-1 alpha-2, like US)")
-    _positive(df, cols, out, "bid")
+    _bid(df, cols, out, "countries", ctx)
 
 
 def _targets(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> None:
@@ -340,7 +382,7 @@ def _bid_rules(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -
         item = df["item"]
         bad = _mask(item.notna()) & ~_mask(item.str.fullmatch(_HEX)) & out.fresh
         out.add(bad, "item", "not a source id or subId (hexadecimal digits)")
-    _positive(df, cols, out, "bid")
+    _bid(df, cols, out, "bid_rules", ctx)
 
 
 def _cpa_rules(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> None:
@@ -407,7 +449,8 @@ def _duplicates(table: str, df: pd.DataFrame, cols: set[str], out: _Problems) ->
     where = np.flatnonzero(usable)[dup.to_numpy()]
     for pos, row in zip(where, first_row[dup.to_numpy()], strict=True):
         shown = ", ".join(f"{c}={keys.loc[pos, c]}" for c in key)
-        out.add([pos], key[-1], f"duplicate row ({shown}): same as row {int(row)}")
+        same = out.where(int(row), int(out.rows[pos]))
+        out.add([pos], key[-1], f"duplicate row ({shown}): same as {same}")
 
 
 def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
@@ -448,4 +491,4 @@ def _read_only(
                 out.add([int(p)], col, f"read-only column changed (exported: {shown})")
 
 
-__all__ = ["COUNTRY_CODES", "Context", "check_sheet"]
+__all__ = ["COUNTRY_CODES", "PART_STRIDE", "Context", "check_sheet"]

@@ -38,6 +38,14 @@ WORKBOOK_FORMAT = "campaign-toolkit workbook"
 WORKBOOK_VERSION = 1
 REFS_COLUMNS: tuple[str, ...] = ("type", "ad_format", "id", "code", "name")
 
+#: Rows a sheet holds in Excel and LibreOffice (the header included); a reader refuses a
+#: table sheet that reaches it, as it may have been cut off when saved.
+ROW_LIMIT = 1_048_576
+#: Data rows written per sheet; a longer table continues on ``<table> (2)``, ``(3)``, ...
+SHEET_ROWS = 1_000_000
+#: Highest bid (USD) a workbook may hold: a bid above it is taken for a typo.
+MAX_BID = 1_000.0
+
 #: Number formats.
 MONEY_FORMAT = "0.0000##"
 INT_FORMAT = "0"
@@ -219,6 +227,15 @@ READ_ONLY: dict[str, tuple[str, ...]] = {t: s.read_only for t, s in SHEETS.items
 KEYS: dict[str, tuple[str, ...]] = {t: s.key for t, s in SHEETS.items()}
 
 
+def part_name(sheet: str, part: int) -> str:
+    """The name of a table's ``part``-th sheet: ``lists``, ``lists (2)``, ``lists (3)``, ...
+
+    >>> part_name("lists", 1), part_name("_base_lists", 2)
+    ('lists', '_base_lists (2)')
+    """
+    return sheet if part == 1 else f"{sheet} ({part})"
+
+
 def choice_lists(campaign_ids: list[int] | None = None) -> dict[str, list[object]]:
     """The drop-down lists of the hidden ``_lists`` sheet, by name."""
     import pycountry
@@ -313,13 +330,17 @@ __all__ = [
     "EDITABLE",
     "KEYS",
     "LISTS_SHEET",
+    "MAX_BID",
     "META_SHEET",
     "MONEY_FORMAT",
     "README_SHEET",
     "READ_ONLY",
     "REFS_SHEET",
+    "ROW_LIMIT",
     "SHEETS",
+    "SHEET_ROWS",
     "Sheet",
     "choice_lists",
+    "part_name",
     "readme_lines",
 ]

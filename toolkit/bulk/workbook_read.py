@@ -11,8 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
-from collections.abc import Sequence
+import re
+import zipfile
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +24,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import WorkbookError, WorkbookProblem
 from ..frames.schemas import FLOAT, INT, STRING, TIME
-from .workbook_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, unescape_text
+from .workbook_file import SheetScan, check_file, formulas_and_merges
+from .workbook_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, sheet_parts, unescape_text
 
 #: Reading engines, in the order tried.
 ENGINES: tuple[str, ...] = ("calamine", "openpyxl")
@@ -44,8 +49,29 @@ class Book:
     def __init__(self, path: str | os.PathLike[str], engine: str | None = None) -> None:
         self.path = Path(path)
         self.engine = engine or default_engine()
+        if self.engine not in ENGINES:
+            raise ValueError(f"unknown engine {self.engine!r}; engines: {', '.join(ENGINES)}")
         self._pool: ThreadPoolExecutor | None = None
         self._pending: dict[str, Future[list[Sequence[Any]]]] = {}
+        self._zip: zipfile.ZipFile | None = None
+        self._parts: dict[str, str] = {}
+        check_file(self.path)
+        with self._unreadable(None):
+            self._open()
+
+    @contextmanager
+    def _unreadable(self, sheet: str | None) -> Iterator[None]:
+        """A reader's own error (a damaged part, bad XML) as a :class:`WorkbookError`."""
+        try:
+            yield
+        except WorkbookError:
+            raise
+        except Exception as exc:  # the readers raise many kinds; each is a damaged file
+            text = " ".join(str(exc).split())[:200] or type(exc).__name__
+            problem = WorkbookProblem(sheet or "", None, None, None, f"cannot be read: {text}")
+            raise WorkbookError([problem], str(self.path)) from exc
+
+    def _open(self) -> None:
         if self.engine == "calamine":
             import python_calamine
 
@@ -59,8 +85,6 @@ class Book:
             self._opx = openpyxl.load_workbook(self.path, read_only=True, data_only=True)
             self.names = list(self._opx.sheetnames)
             self.hidden = {n for n in self.names if self._opx[n].sheet_state != "visible"}
-        else:
-            raise ValueError(f"unknown engine {self.engine!r}; engines: {', '.join(ENGINES)}")
 
     def prefetch(self, names: Sequence[str]) -> None:
         """Start parsing ``names`` (calamine only; a no-op with openpyxl)."""
@@ -84,6 +108,34 @@ class Book:
     def rows(self, name: str) -> list[Sequence[Any]]:
         """The sheet's rows from row 1, each from column A; an empty cell is ``None`` or
         ``""``. Rows may be of different lengths."""
+        with self._unreadable(name):
+            return self._rows(name)
+
+    def header(self, name: str) -> Sequence[Any]:
+        """The first row of a sheet (empty for an empty or unreadable sheet)."""
+        try:
+            if self.engine == "calamine":
+                for row in self._cal.get_sheet_by_name(name).iter_rows():
+                    return row
+                return []
+            for row in self._opx[name].iter_rows(max_row=1, values_only=True):
+                return row
+        except Exception:  # an unreadable sheet that is not a table: not read anyway
+            return []
+        return []
+
+    def scan(self, name: str) -> SheetScan:
+        """Formulas and merged ranges of a sheet (see :mod:`.workbook_file`)."""
+        with self._unreadable(name):
+            if self._zip is None:
+                self._zip = zipfile.ZipFile(self.path)
+                self._parts = sheet_parts(self._zip)
+            part = self._parts.get(name)
+            if part is None:
+                return SheetScan()
+            return formulas_and_merges(self._zip, part)
+
+    def _rows(self, name: str) -> list[Sequence[Any]]:
         if name in self._pending:
             return self._pending.pop(name).result()
         if self.engine == "calamine":
@@ -101,6 +153,8 @@ class Book:
                 future.cancel()
             self._pool.shutdown(wait=True)
             self._pending.clear()
+        if self._zip is not None:
+            self._zip.close()
         if self.engine == "calamine":
             self._cal.close()
         else:
@@ -182,17 +236,28 @@ def _as_text(value: Any) -> str | None:
     return str(value)
 
 
+#: A number typed as text: ASCII digits, an optional sign, point and exponent (no ``1_000``,
+#: no ``٣``, no ``inf`` or ``nan``).
+NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+#: Integers a cell may hold (an int64, like the tables' ``Int64`` columns).
+INT_MAX = 2**63 - 1
+
+
 def _fast_numbers(values: Sequence[Any]) -> np.ndarray | None:
-    """The cells as floats (NaN for empty ones) when every cell is a number or empty."""
+    """The cells as floats (NaN for empty ones) when every cell is a finite number or
+    empty."""
     try:
         numbers = [
             math.nan if v is None or v == "" else v
             for v in values
-            if v is None or v == "" or type(v) in (float, int) or _raise()
+            if v is None or v == "" or (type(v) in (float, int) and v == v) or _raise()
         ]
-    except _NotNumber:
+        array = np.array(numbers, dtype=FLOAT)
+    except (_NotNumber, OverflowError):
         return None
-    return np.array(numbers, dtype=FLOAT)
+    if np.isinf(array).any():
+        return None
+    return array
 
 
 class _NotNumber(Exception):
@@ -201,6 +266,42 @@ class _NotNumber(Exception):
 
 def _raise() -> bool:
     raise _NotNumber
+
+
+def number_problem(value: Any) -> tuple[float | None, str | None]:
+    """A cell as a finite float, or why it is not one.
+
+    >>> number_problem("1_000"), number_problem(" 2.5 "), number_problem("1e400")
+    ((None, 'not a number'), (2.5, None), (None, 'out of range (more than 1.8e308)'))
+    >>> number_problem(float("nan"))
+    (None, 'not a number (NaN)')
+    """
+    if isinstance(value, bool):
+        return None, "not a number"
+    if isinstance(value, (int, float)):
+        if value != value:
+            return None, "not a number (NaN)"
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isinf(number):
+            return None, "not a finite number"
+        return number, None
+    if not isinstance(value, str):
+        return None, "not a number"
+    text = value.strip()
+    if not NUMBER_RE.fullmatch(text):
+        lowered = text.lower().lstrip("+-")
+        if lowered in ("inf", "infinity", "nan"):
+            return None, f"not a finite number ({text})"
+        if any(c.isdigit() for c in text) and not text.isascii():
+            return None, "not a number (use the digits 0-9)"
+        return None, "not a number"
+    number = float(text)
+    if math.isinf(number):
+        return None, "out of range (more than 1.8e308)"
+    return number, None
 
 
 def _ints(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
@@ -217,31 +318,28 @@ def _ints(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
         if is_empty(v):
             out.append(None)
             continue
-        n = _int_or_none(v)
-        if n is None:
-            problems.append((i, v, "not an integer"))
+        n, message = _int_or_problem(v)
+        if message is not None:
+            problems.append((i, v, message))
         out.append(n)
     return pd.Series(pd.array(out, dtype=INT)), problems
 
 
-def _int_or_none(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        return int(v) if v.is_integer() else None
-    if isinstance(v, str):
-        text = v.strip()
-        try:
-            return int(text)
-        except ValueError:
-            try:
-                f = float(text)
-            except ValueError:
-                return None
-            return int(f) if f.is_integer() else None
-    return None
+def _int_or_problem(v: Any) -> tuple[int | None, str | None]:
+    if isinstance(v, int) and not isinstance(v, bool):
+        n = v
+    elif isinstance(v, str) and re.fullmatch(r"[+-]?[0-9]+", v.strip(), re.ASCII):
+        n = int(v.strip())
+    else:
+        number, message = number_problem(v)
+        if number is None:
+            return None, "not an integer" if message == "not a number" else message
+        if not number.is_integer():
+            return None, "not an integer"
+        n = int(number)
+    if abs(n) > INT_MAX:
+        return None, "out of range (an integer of at most 19 digits)"
+    return n, None
 
 
 def _floats(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
@@ -253,19 +351,12 @@ def _floats(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
     for i, v in enumerate(values):
         if is_empty(v):
             out[i] = math.nan
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            out[i] = v
-        else:
-            out[i] = math.nan
-            try:
-                out[i] = float(v.strip()) if isinstance(v, str) else _not_number()
-            except ValueError:
-                problems.append((i, v, "not a number"))
+            continue
+        number, message = number_problem(v)
+        out[i] = math.nan if number is None else number
+        if message is not None:
+            problems.append((i, v, message))
     return pd.Series(out), problems
-
-
-def _not_number() -> float:
-    raise ValueError
 
 
 def _times(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
@@ -294,4 +385,12 @@ def _times(values: Sequence[Any]) -> tuple[pd.Series, list[CellProblem]]:
     return series.dt.round("ms").astype(TIME), problems
 
 
-__all__ = ["ENGINES", "Book", "columns_of", "default_engine", "is_empty", "to_column"]
+__all__ = [
+    "ENGINES",
+    "Book",
+    "columns_of",
+    "default_engine",
+    "is_empty",
+    "number_problem",
+    "to_column",
+]
