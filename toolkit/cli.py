@@ -11,6 +11,60 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .errors import ApiError, AuthError, ConfigError, ToolkitError, TransportError
+
+#: What each exit code means.
+EXIT_CODES: dict[int, str] = {
+    0: "done",
+    1: "not confirmed: nothing sent",
+    2: "a mistake in the input (arguments, file, workbook, key, address) or a guard refused",
+    3: "the run had failed items (see the result workbook or the outcomes)",
+    4: "the service could not be reached, or answered an error",
+    70: "a bug in the toolkit: rerun with --traceback and report it",
+    130: "interrupted",
+}
+WORKBOOK_SUFFIXES: tuple[str, ...] = (".xlsx", ".xlsm")
+#: The guards ``--allow`` lifts (those of :mod:`toolkit.bulk.guards`, named here so that the
+#: command line starts without loading pandas).
+GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
+
+
+class CliError(ToolkitError):
+    """A mistake on the command line (a file that is not a workbook, an unknown campaign)."""
+
+
+def explain(exc: BaseException) -> tuple[int, str]:
+    """The exit code and the message for an error that ended a command."""
+    prefix = "campaign-toolkit: "
+    guards = sys.modules.get("toolkit.bulk.guards")  # loaded whenever a plan was made
+    if guards is not None and isinstance(exc, guards.PlanRefused):
+        details = "\n".join(f"  {d}" for d in exc.details[:20])
+        if len(exc.details) > 20:
+            details += f"\n  ... and {len(exc.details) - 20} more"
+        return 2, (
+            f"{prefix}plan refused by the guard {exc.guard}; nothing sent:\n{details}\n"
+            f"To go ahead anyway, add --allow {exc.guard}"
+        )
+    if isinstance(exc, (AuthError, ConfigError)):
+        return 2, f"{prefix}{exc}"
+    if isinstance(exc, (TransportError, ApiError)):
+        return 4, f"{prefix}{exc}"
+    if isinstance(exc, ToolkitError):
+        return 2, f"{prefix}{exc}"
+    if isinstance(exc, IsADirectoryError):
+        return 2, f"{prefix}{exc.filename}: is a folder, not a file"
+    if isinstance(exc, FileNotFoundError):
+        return 2, f"{prefix}{exc.filename}: no such file or folder"
+    if isinstance(exc, PermissionError):
+        return 2, f"{prefix}{exc.filename}: permission denied"
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return 2, f"{prefix}{where}{exc.strerror or exc}"
+    return 70, (
+        f"{prefix}internal error ({type(exc).__name__}: {exc}); this is a bug in the toolkit:"
+        " rerun with --traceback and report it"
+    )
+
 
 def _sandbox(args: argparse.Namespace) -> int:
     from .sandbox import Sandbox
@@ -51,11 +105,24 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 
 def _client(args: argparse.Namespace):  # noqa: ANN202
+    """The client; its key from --api-key-file, --ask-api-key or --api-key, else from
+    $CAMPAIGN_API_KEY or the config file, so that a refused key says where it came from."""
     import toolkit
 
-    return toolkit.connect(
-        api_key=getattr(args, "api_key", None), base_url=getattr(args, "base_url", None)
-    )
+    from .client.apikey import ask_key, read_key_file
+
+    key = getattr(args, "api_key", None)  # an ApiKey: never shown
+    if getattr(args, "api_key_file", None):
+        key = read_key_file(args.api_key_file)
+    elif getattr(args, "ask_api_key", False):
+        key = ask_key()
+    elif key:
+        print(
+            "campaign-toolkit: warning: --api-key is visible to other users of this machine"
+            " (ps); prefer $CAMPAIGN_API_KEY, --api-key-file or --ask-api-key",
+            file=sys.stderr,
+        )
+    return toolkit.connect(api_key=key, base_url=getattr(args, "base_url", None))
 
 
 def _ask(question: str, yes: bool) -> bool:
@@ -67,44 +134,97 @@ def _ask(question: str, yes: bool) -> bool:
     return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
+def campaign_ids(text: str) -> list[int]:
+    """``--campaigns 1000001,1000002``: campaign ids, comma-separated (spaces allowed)."""
+    parts = [p.strip() for p in text.split(",")]
+    bad = [p for p in parts if not p.isascii() or not p.isdigit() or int(p) <= 0]
+    if bad or not text.strip():
+        shown = ", ".join(repr(p) for p in bad[:5]) or repr(text)
+        raise argparse.ArgumentTypeError(
+            f"{shown} is not a campaign id; give ids separated by commas, like 1000001,1000002"
+        )
+    return list(dict.fromkeys(int(p) for p in parts))
+
+
 def _export(args: argparse.Namespace) -> int:
+    import toolkit
+
     from .bulk.workbook import export_workbook
 
-    ids = [int(i) for i in args.campaigns.split(",")] if args.campaigns else None
-    path = export_workbook(_client(args), args.file, campaign_ids=ids)
+    client = _client(args)
+    account = toolkit.load_account(client, args.campaigns, progress=False)
+    failures = account.failures
+    if len(failures):
+        ids = failures["campaign_id"].dropna().astype(int).tolist()
+        missing = failures["error"].astype(str).eq("NotFoundError")
+        unknown = failures.loc[missing, "campaign_id"].dropna().astype(int).tolist()
+        if unknown:
+            raise CliError(
+                f"unknown campaign id(s) {', '.join(map(str, unknown))}: not in the account;"
+                " nothing written"
+            )
+        first = failures.iloc[0]
+        raise CliError(
+            f"could not load {len(failures)} part(s) of the account"
+            + (f" (campaigns {', '.join(map(str, ids[:10]))})" if ids else "")
+            + f": {first['operation']}: {first['message']}; nothing written"
+        )
+    path = export_workbook(account, args.file)
     print(f"Exported {path}")
     return 0
 
 
+def _workbook_path(text: str) -> Path:
+    """The workbook a command reads: an existing ``.xlsx`` file, or a :class:`CliError`."""
+    import zipfile
+
+    path = Path(text)
+    if not path.exists():
+        raise CliError(f"{text}: no such file")
+    if path.is_dir():
+        raise CliError(f"{text}: is a folder, not a workbook (.xlsx)")
+    if path.suffix.lower() not in WORKBOOK_SUFFIXES:
+        raise CliError(
+            f"{text}: not an Excel workbook; plan and apply read .xlsx files (an exported"
+            " account, or an action workbook from templates/); save it as .xlsx"
+        )
+    if not zipfile.is_zipfile(path):
+        raise CliError(
+            f"{text}: not a readable .xlsx workbook (empty, truncated or another format)"
+        )
+    return path
+
+
 def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
+    import zipfile
+
     from .bulk import make_plan
     from .bulk.actions import is_action_workbook, plan_actions
     from .bulk.workbook import read_workbook
 
-    if is_action_workbook(args.file):
+    path = _workbook_path(args.file)
+    try:
+        actions = is_action_workbook(path)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise CliError(f"{args.file}: not a readable .xlsx workbook ({exc})") from None
+    if actions:
         args.desired = None
-        return plan_actions(client, args.file, allow=args.allow or ())
-    tables = read_workbook(args.file)
+        return plan_actions(client, path, allow=args.allow or ())
+    tables = read_workbook(path)
     args.desired = dict(tables.desired)
     return make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
 
 
 def _plan(args: argparse.Namespace) -> int:
     plan = _make_plan(args, _client(args))
-    print(plan.summary())
-    if len(plan):
-        print(
-            plan.to_frame()[["step", "action", "target", "campaigns", "items", "detail"]].to_string(
-                index=False, max_colwidth=80
-            )
-        )
+    print(plan.summary(max_calls=args.max_calls))
     return 0
 
 
 def _apply(args: argparse.Namespace) -> int:
     client = _client(args)
     plan = _make_plan(args, client)
-    print(plan.summary())
+    print(plan.summary(max_calls=args.max_calls))
     if not len(plan):
         return 0
     if not _ask(f"Apply {len(plan)} call(s)?", args.yes):
@@ -196,27 +316,18 @@ def _demo(args: argparse.Namespace) -> int:
     return 0 if result.ok else 3
 
 
-def _bulk_errors(func):  # noqa: ANN001, ANN202
-    """Library errors become one clear line on stderr and exit code 2, never a traceback."""
-
-    def run(args: argparse.Namespace) -> int:
-        from .errors import ToolkitError
-
-        try:
-            return func(args)
-        except ToolkitError as exc:
-            print(f"campaign-toolkit: {exc}", file=sys.stderr)
-            return 2
-        except FileNotFoundError as exc:
-            print(f"campaign-toolkit: no such file: {exc.filename}", file=sys.stderr)
-            return 2
-
-    return run
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="campaign-toolkit", description="Campaign Management toolkit."
+        prog="campaign-toolkit",
+        description="Campaign Management toolkit.",
+        epilog="Exit codes: 0 done; 1 not confirmed; 2 a mistake in the input, the workbook,"
+        " the key or the address (the message says what and where), or a guard refused the"
+        " plan; 3 a run with failed items; 4 the service could not be reached or answered an"
+        " error; 70 a bug in the toolkit (rerun with --traceback and report it); 130"
+        " interrupted.",
+    )
+    parser.add_argument(
+        "--traceback", action="store_true", help="show the Python traceback of an error"
     )
     sub = parser.add_subparsers(dest="command", required=True)
     sb = sub.add_parser("sandbox", help="run the local sandbox of the service")
@@ -231,7 +342,27 @@ def build_parser() -> argparse.ArgumentParser:
     sb.set_defaults(func=_sandbox)
 
     def account_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--api-key", default=None, help="key (default: env, config, sandbox)")
+        from .client.apikey import FROM_CLI_OPTION, ApiKey
+
+        key = p.add_mutually_exclusive_group()
+        key.add_argument(
+            "--api-key",
+            type=lambda text: ApiKey(text, FROM_CLI_OPTION),
+            default=None,
+            metavar="KEY",
+            help="the key; other users of the machine see it in ps, so prefer"
+            " $CAMPAIGN_API_KEY, --api-key-file or --ask-api-key (default: $CAMPAIGN_API_KEY,"
+            " the config file, else the built-in sandbox)",
+        )
+        key.add_argument(
+            "--api-key-file",
+            default=None,
+            metavar="PATH",
+            help="read the key from the first line of a file ('-': standard input)",
+        )
+        key.add_argument(
+            "--ask-api-key", action="store_true", help="type the key at a prompt that does not echo"
+        )
         p.add_argument("--base-url", default=None, help="service URL (default: env, config)")
 
     def plan_options(p: argparse.ArgumentParser) -> None:
@@ -245,47 +376,71 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--allow",
             action="append",
-            choices=("drop_share", "empty_whitelist", "bulk_archive"),
-            help="lift a guard (repeatable)",
+            choices=GUARDS,
+            help="lift a guard (repeatable): drop_share, empty_whitelist, bulk_archive",
+        )
+        p.add_argument(
+            "--max-calls",
+            type=int,
+            default=30,
+            help="calls shown in the preview (30; the rest are counted)",
         )
         account_options(p)
 
     ex = sub.add_parser("export", help="export the account to an editable workbook")
     ex.add_argument("file", help="the workbook to write (.xlsx)")
-    ex.add_argument("--campaigns", default=None, help="comma-separated campaign ids")
+    ex.add_argument(
+        "--campaigns",
+        type=campaign_ids,
+        default=None,
+        help="only these campaigns: ids separated by commas (1000001,1000002)",
+    )
     account_options(ex)
-    ex.set_defaults(func=_bulk_errors(_export))
+    ex.set_defaults(func=_export)
     pl = sub.add_parser("plan", help="show the calls an edited workbook means")
     plan_options(pl)
-    pl.set_defaults(func=_bulk_errors(_plan))
+    pl.set_defaults(func=_plan)
     ap = sub.add_parser("apply", help="show the plan, ask, and apply it")
     plan_options(ap)
     ap.add_argument("--yes", action="store_true", help="apply without asking")
     ap.add_argument("--journal", default=None, help="journal file (default: user data dir)")
-    ap.set_defaults(func=_bulk_errors(_apply))
+    ap.set_defaults(func=_apply)
     un = sub.add_parser("undo", help="apply the inverse of a journaled run")
     un.add_argument("run", help="the run id (see: campaign-toolkit history)")
     un.add_argument("--yes", action="store_true", help="undo without asking")
     un.add_argument("--journal", default=None, help="journal file (default: user data dir)")
     account_options(un)
-    un.set_defaults(func=_bulk_errors(_undo))
+    un.set_defaults(func=_undo)
     de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
     de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
     de.add_argument("--quiet", action="store_true", help="no progress bars")
-    de.set_defaults(func=_bulk_errors(_demo))
+    de.set_defaults(func=_demo)
     hi = sub.add_parser("history", help="list the journaled runs")
     hi.add_argument("--journal", default=None, help="journal file (default: user data dir)")
-    hi.set_defaults(func=_bulk_errors(_history))
+    hi.set_defaults(func=_history)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; a user's mistake prints what is wrong (never a traceback) and
+    returns a non-zero exit code (see :data:`EXIT_CODES`)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if getattr(args, "seed", None) is None and args.command == "sandbox":
         from .sandbox import DEFAULT_SEED
 
         args.seed = DEFAULT_SEED
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("\ncampaign-toolkit: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - every error becomes a message and a code
+        if args.traceback:
+            raise
+        code, message = explain(exc)
+        print(message, file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":  # pragma: no cover
