@@ -142,3 +142,11 @@ def test_exit_codes_and_unexpected_errors():
     code, message = explain(RuntimeError("boom"))
     assert code == 70 and "--traceback" in message and "boom" in message
     assert set(EXIT_CODES) >= {0, 1, 2, 3, 4, 70, 130}
+
+
+def test_a_journal_that_cannot_be_opened_is_one_line(cli, tmp_path):
+    not_a_db = tmp_path / "journal.db"
+    not_a_db.write_text("not sqlite")
+    for journal, words in ((tmp_path, "is a folder"), (not_a_db, "cannot be opened")):
+        code, out, err = cli("history", "--journal", str(journal))
+        assert code == 2 and words in err and err.strip().count("\n") == 0, err

@@ -72,9 +72,14 @@ class Journal:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.executescript(SCHEMA)
+        try:
+            if self.path.is_dir():
+                raise ToolkitError(f"journal {self.path}: is a folder; give a file (journal.db)")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as db:
+                db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise ToolkitError(f"journal {self.path}: cannot be opened ({exc})") from None
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path)
