@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import pandas as pd
+import openpyxl
 import pytest
 
 import toolkit
-from toolkit.bulk.actions import TEMPLATES, plan_actions, write_template
+from toolkit.bulk.actions import COLUMNS, TEMPLATES, plan_actions, write_template, write_templates
 from toolkit.errors import WorkbookError
 from toolkit.frames import load_account
 from toolkit.sandbox import Sandbox
@@ -22,22 +23,44 @@ def client():
         yield toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=0)
 
 
-def test_committed_templates_match_their_definition():
-    for name, (_title, _text, examples) in TEMPLATES.items():
-        path = ROOT / "templates" / name
-        assert path.exists(), f"templates/{name} is missing"
-        sheet = pd.read_excel(path, sheet_name="actions", dtype=object, engine="calamine")
-        assert len(sheet) == len(examples)
-        assert (
-            pd.read_excel(path, sheet_name=0, header=None, engine="calamine").iloc[0, 0] == _title
+def _cells(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    book = openpyxl.load_workbook(path)
+    return {ws.title: list(ws.iter_rows(values_only=True)) for ws in book.worksheets}
+
+
+def test_committed_templates_equal_what_write_templates_writes(tmp_path):
+    written = write_templates(tmp_path)
+    assert sorted(p.name for p in written) == sorted(p.name for p in (ROOT / "templates").glob(
+        "*.xlsx"))
+    for path in written:
+        assert _cells(ROOT / "templates" / path.name) == _cells(path), (
+            f"templates/{path.name} differs from write_templates(): regenerate it with "
+            "toolkit.bulk.actions.write_templates('templates')"
         )
 
 
+def test_templates_keep_examples_off_the_actions_sheet():
+    for name, (title, _text, examples) in TEMPLATES.items():
+        cells = _cells(ROOT / "templates" / name)
+        assert cells["README"][0][0] == title
+        assert cells["actions"] == [COLUMNS], f"{name}: the actions sheet must be empty"
+        assert len(cells["examples"]) == len(examples) + 1
+
+
 @pytest.mark.parametrize("name", sorted(TEMPLATES))
-def test_every_template_plans(client, name):
-    plan = plan_actions(client, ROOT / "templates" / name, allow={"bulk_archive"})
+def test_untouched_template_plans_nothing(client, name):
+    plan = plan_actions(client, ROOT / "templates" / name)
+    assert len(plan) == 0
+    assert any("no rows" in w for w in plan.warnings)
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_template_examples_plan_when_copied_into_actions(client, name, tmp_path):
+    title, text, examples = TEMPLATES[name]
+    path = write_template(tmp_path / name, title, text, examples)
+    plan = plan_actions(client, path, allow={"bulk_archive"})
     assert len(plan.to_frame()) == len(plan)
-    assert not plan.warnings
+    assert not any("no rows" in w for w in plan.warnings)
 
 
 def test_blacklist_across_all_campaigns_is_one_call_and_applies(client, tmp_path):
@@ -110,3 +133,87 @@ def test_bad_rows_are_all_reported_with_their_cells(client, tmp_path):
         plan_actions(client, path)
     cells = {(p.row, p.column) for p in info.value.problems}
     assert cells == {(2, "item"), (3, "action"), (4, "campaign"), (5, "bid"), (6, "target")}
+
+
+def _targeting(client: Any, code: str) -> tuple[set[int], set[int]]:
+    """Campaigns that target ``code`` and campaigns that do not."""
+    account = load_account(client, progress=False)
+    countries = account.table("countries")
+    every = {int(i) for i in account.table("campaigns")["id"]}
+    having = {int(c) for c in countries.loc[countries["country"] == code, "campaign_id"]}
+    return having, every - having
+
+
+def test_set_country_never_adds_it_to_campaigns_that_do_not_target_it(client, tmp_path):
+    code = "US"
+    having, lacking = _targeting(client, code)
+    assert having and lacking, "the seeded account should mix campaigns with and without US"
+    path = write_template(
+        tmp_path / "set.xlsx",
+        "t",
+        [],
+        [{"action": "set", "target": "country", "campaign": "all", "item": code, "bid": 0.42}],
+    )
+    plan = plan_actions(client, path)
+    sent = set().union(*(set(c.campaign_ids) for c in plan.calls if c.target == "country"))
+    assert sent == having
+    warning = next(w for w in plan.warnings if "leaves out" in w)
+    assert f"leaves out {len(lacking)} campaign(s)" in warning and "row 2" in warning
+    result = plan.apply(client, progress=False, journal=None)
+    assert result.ok, result.summary()
+    assert _targeting(client, code) == (having, lacking)
+
+
+def test_set_country_on_one_campaign_without_it_is_a_row_problem(client, tmp_path):
+    _, lacking = _targeting(client, "US")
+    cid = min(lacking)
+    path = write_template(
+        tmp_path / "one.xlsx",
+        "t",
+        [],
+        [{"action": "set", "target": "country", "campaign": cid, "item": "US", "bid": 0.42}],
+    )
+    with pytest.raises(WorkbookError) as info:
+        plan_actions(client, path)
+    (problem,) = info.value.problems
+    assert (problem.row, problem.column) == (2, "item")
+    assert f"campaign {cid} does not target US" in problem.message
+    assert "use action add" in problem.message
+
+
+def test_add_country_targets_it(client, tmp_path):
+    having, lacking = _targeting(client, "US")
+    cid = min(lacking)
+    path = write_template(
+        tmp_path / "add.xlsx",
+        "t",
+        [],
+        [{"action": "add", "target": "country", "campaign": cid, "item": "US", "bid": 0.42}],
+    )
+    plan = plan_actions(client, path)
+    assert [(c.action, c.target, c.campaign_ids) for c in plan.calls] == [
+        ("add", "country", (cid,))
+    ]
+    assert plan.apply(client, progress=False, journal=None).ok
+    assert _targeting(client, "US")[0] == having | {cid}
+
+
+def test_every_problem_of_a_row_is_reported(client, tmp_path):
+    path = write_template(
+        tmp_path / "row.xlsx",
+        "t",
+        [],
+        [
+            {"action": "set", "target": "country", "campaign": 42, "item": "", "bid": "inf"},
+            {"action": "add", "target": "source_black", "campaign": "٣", "item": "1_000"},
+            {"action": "set", "target": "bid_rule", "campaign": "all", "item": "ab", "bid": 1e308},
+            {"action": "set", "target": "country", "campaign": "all", "item": "US", "bid": "nan"},
+        ],
+    )
+    with pytest.raises(WorkbookError) as info:
+        plan_actions(client, path)
+    cells = sorted((p.row, p.column) for p in info.value.problems)
+    assert cells == [
+        (2, "bid"), (2, "campaign"), (2, "item"), (3, "campaign"), (3, "item"), (4, "bid"),
+        (5, "bid"),
+    ]
