@@ -22,6 +22,7 @@ import pandas as pd
 
 from .. import spec
 from . import preview
+from .calls import STEPS, Call
 from .diff import ABSENT, Change, Conflict, as_map, three_way
 from .guards import (
     DEFAULT_MAX_ARCHIVE,
@@ -30,13 +31,11 @@ from .guards import (
     PlanRefused,
     check_guards,
 )
+from .plan_records import RecordPlanner
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
     from ..frames import Account
-
-# Steps of a plan, in the order they are applied.
-STEPS: tuple[str, ...] = ("pause", "archive", "update", "drop", "add", "rules", "start")
 
 CALL_COLUMNS: tuple[str, ...] = (
     "step",
@@ -60,45 +59,6 @@ ITEM_TABLES: dict[str, tuple[tuple[str, ...], str | None]] = {
     "lists": (("campaign_id", "list", "item"), None),
     "bid_rules": (("campaign_id", "item"), "bid"),
 }
-# Campaign settings a plan may update, and the work status column.
-SETTING_COLUMNS: tuple[str, ...] = (
-    "name",
-    "frequency_capping",
-    "url",
-    "note",
-    *(lim.field for lim in spec.LIMITS.values()),
-)
-WORK_MOVES: dict[str, str] = {v: k for k, v in spec.WORK_ACTIONS.items()}  # Started -> start
-
-
-@dataclass(frozen=True)
-class Call:
-    """One API call of a plan.
-
-    ``target`` is ``country``, a target kind (``os``, ``cidr``...), a list (``subid_black``),
-    ``bid_rule``, ``cpa_rule``, ``campaign`` or ``creative``. ``items`` are what the call
-    adds or drops (country adds: ``bids`` maps each code to its bid). ``previous`` keeps what
-    the call replaces (old bids, old settings, old work status) for compensation and undo.
-    """
-
-    step: str
-    action: str
-    target: str
-    campaign_ids: tuple[int, ...]
-    items: tuple[Any, ...] = ()
-    bids: Mapping[str, float] | None = None
-    bid: float | None = None
-    list_type: str | None = None
-    params: Mapping[str, Any] | None = None
-    previous: Mapping[Any, Any] | None = None
-
-    @property
-    def batch(self) -> bool:
-        return len(self.campaign_ids) > 1
-
-    def describe(self) -> str:
-        """``add subid_black on 12 campaigns (batch)``."""
-        return preview.call_title(self, {})
 
 
 @dataclass
@@ -352,7 +312,7 @@ def _scope(tables: Mapping[str, pd.DataFrame], base: Mapping[str, pd.DataFrame] 
     return ids
 
 
-class _Builder:
+class _Builder(RecordPlanner):
     """Turns changes into grouped, chunk-free calls (the client chunks them)."""
 
     def __init__(self, live: Account, scope: set[int]) -> None:
@@ -485,203 +445,9 @@ class _Builder:
                         )
                     )
 
-    # ------------------------------------------------------------------ campaigns
-
-    def campaigns(
-        self,
-        desired: pd.DataFrame,
-        base: pd.DataFrame | None,
-        live: pd.DataFrame,
-        prefer: str | None,
-    ) -> list[tuple[str, Conflict]]:
-        conflicts: list[tuple[str, Conflict]] = []
-        columns = [c for c in SETTING_COLUMNS if c in desired.columns]
-        d_rows = _rows_by_id(desired)
-        b_rows = _rows_by_id(base) if base is not None else None
-        l_rows = _rows_by_id(live)
-        moves: dict[str, dict[int, str]] = defaultdict(dict)  # move -> campaign -> old
-        for cid, d in d_rows.items():
-            if cid not in l_rows:
-                self.warnings.append(
-                    f"campaigns: campaign {cid} is not in the live account; skipped"
-                )
-                continue
-            l_ = l_rows[cid]
-            settings, previous = {}, {}
-            watched = columns + (["work_status"] if "work_status" in desired.columns else [])
-            found = _field_changes("campaigns", cid, d, b_rows, l_, watched, prefer, conflicts)
-            for col, ch in found.items():
-                if col == "work_status":
-                    if ch.new in WORK_MOVES:
-                        moves[WORK_MOVES[ch.new]][cid] = str(ch.old)
-                else:
-                    settings[col] = ch.new
-                    previous[col] = ch.old
-            if settings:
-                params = {
-                    "name": settings.get("name", l_.get("name")),
-                    "vertical": l_.get("vertical"),
-                    **settings,
-                }
-                self.calls.append(
-                    Call(
-                        "update",
-                        "update",
-                        "campaign",
-                        (cid,),
-                        params=params,
-                        previous={"name": l_.get("name"), **previous},
-                    )
-                )
-        for move, old in sorted(moves.items()):
-            self.calls.append(Call(move, move, "campaign", tuple(sorted(old)), previous=old))
-        return conflicts
-
-    # ------------------------------------------------------------------ CPA rules
-
-    def cpa_rules(
-        self,
-        desired: pd.DataFrame,
-        base: pd.DataFrame | None,
-        live: pd.DataFrame,
-        prefer: str | None,
-    ) -> list[tuple[str, Conflict]]:
-        conflicts: list[tuple[str, Conflict]] = []
-        fields = list(spec.CPA_FIELDS)
-        new = desired[desired["id"].isna()]
-        for cid, group in new.groupby(new["campaign_id"].astype(int)):
-            rules = [{f: _py(r[f]) for f in fields} for _, r in group.iterrows()]
-            self.calls.append(
-                Call("rules", "add", "cpa_rule", (int(cid),), params={"rules": rules})
-            )
-        known = desired[desired["id"].notna()]
-        d_rows = _rows_by_id(known)
-        b_rows = _rows_by_id(base) if base is not None else None
-        l_rows = _rows_by_id(live)
-        for rid, d in d_rows.items():
-            if rid not in l_rows:
-                self.warnings.append(f"cpa_rules: rule {rid} is not in the live account; skipped")
-                continue
-            l_ = l_rows[rid]
-            found = _field_changes("cpa_rules", rid, d, b_rows, l_, fields, prefer, conflicts)
-            change = {f: ch.new for f, ch in found.items()}
-            previous = {f: ch.old for f, ch in found.items()}
-            if change:
-                self.calls.append(
-                    Call(
-                        "rules",
-                        "edit",
-                        "cpa_rule",
-                        (int(l_["campaign_id"]),),
-                        params={"rules": [{"id": rid, **change}]},
-                        previous={"rules": [{"id": rid, **previous}]},
-                    )
-                )
-        gone = (set(b_rows) if b_rows is not None else set(l_rows)) - set(d_rows)
-        by_campaign: dict[int, list[int]] = defaultdict(list)
-        for rid in sorted(gone):
-            if rid in l_rows:
-                by_campaign[int(l_rows[rid]["campaign_id"])].append(rid)
-        for cid, rids in by_campaign.items():
-            self.calls.append(
-                Call(
-                    "rules",
-                    "drop",
-                    "cpa_rule",
-                    (cid,),
-                    items=tuple(rids),
-                    previous={"rules": [{f: l_rows[r][f] for f in fields} for r in rids]},
-                )
-            )
-        return conflicts
-
-    # ------------------------------------------------------------------ creatives
-
-    def creatives(
-        self,
-        desired: pd.DataFrame,
-        base: pd.DataFrame | None,
-        live: pd.DataFrame,
-        prefer: str | None,
-    ) -> list[tuple[str, Conflict]]:
-        """Work status moves of creatives; content edits are reported, not planned: the
-        service's update needs the creative's name, which no read operation returns."""
-        conflicts: list[tuple[str, Conflict]] = []
-        d_rows, l_rows = _rows_by_id(desired), _rows_by_id(live)
-        b_rows = _rows_by_id(base) if base is not None else None
-        for crid, d in d_rows.items():
-            if crid not in l_rows:
-                continue
-            l_ = l_rows[crid]
-            watched = ["work_status", "title", "text", "url"]
-            found = _field_changes("creatives", crid, d, b_rows, l_, watched, prefer, conflicts)
-            for col, ch in found.items():
-                if col != "work_status":
-                    self.warnings.append(
-                        f"creatives: creative {crid} {col} edit not applied (the update "
-                        "operation needs the creative's name, which no read returns)"
-                    )
-                elif ch.new in WORK_MOVES:
-                    move = WORK_MOVES[ch.new]
-                    self.calls.append(
-                        Call(
-                            move,
-                            move,
-                            "creative",
-                            (int(l_["campaign_id"]),),
-                            items=(crid,),
-                            previous={crid: ch.old},
-                        )
-                    )
-        return conflicts
-
     def ordered(self) -> list[Call]:
         rank = {s: i for i, s in enumerate(STEPS)}
         return sorted(self.calls, key=lambda c: rank[c.step])
-
-
-def _field_changes(
-    table: str,
-    rid: int,
-    desired: Mapping[str, Any],
-    base_rows: Mapping[int, Mapping[str, Any]] | None,
-    live: Mapping[str, Any],
-    columns: Iterable[str],
-    prefer: str | None,
-    conflicts: list[tuple[str, Conflict]],
-) -> dict[str, Change]:
-    """Three-way changes of one record's fields (those ``desired`` has); conflicts are
-    appended to ``conflicts`` keyed ``(id, column)``."""
-    base = None if base_rows is None else base_rows.get(rid)
-    out: dict[str, Change] = {}
-    for col in columns:
-        if col not in desired:
-            continue
-        changes, found = three_way(
-            {(rid,): desired.get(col)},
-            None if base_rows is None else {(rid,): None if base is None else base.get(col)},
-            {(rid,): live.get(col)},
-            prefer,
-        )
-        conflicts += [(table, Conflict((rid, col), c.base, c.live, c.desired)) for c in found]
-        for ch in changes:
-            out[col] = ch
-    return out
-
-
-def _py(value: Any) -> Any:
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return None
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
-def _rows_by_id(df: pd.DataFrame | None) -> dict[int, dict[str, Any]]:
-    if df is None or df.empty:
-        return {}
-    records = df.astype(object).where(df.notna(), None).to_dict("records")
-    return {int(r["id"]): r for r in records if r.get("id") is not None}
 
 
 def plan(

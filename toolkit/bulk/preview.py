@@ -309,7 +309,7 @@ def change_frame(plan: Plan) -> pd.DataFrame:
         for e in plan.edits()
     ]
     frame = pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
-    from .plan import STEPS
+    from .calls import STEPS
 
     return frame.astype(
         {

@@ -1,0 +1,222 @@
+"""Planning the record tables: campaign settings and work status, CPA rules, creatives.
+
+Each record (a campaign, a rule, a creative) is diffed field by field, three ways
+(:func:`field_changes`); :class:`RecordPlanner` turns the changes into calls.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from .. import spec
+from .calls import SETTING_COLUMNS, WORK_MOVES, Call
+from .diff import Change, Conflict, three_way
+
+
+class RecordPlanner:
+    """The calls for edited campaigns, CPA rules and creatives (mixed into the planner,
+    which holds ``calls`` and ``warnings``)."""
+
+    calls: list[Call]
+    warnings: list[str]
+
+    # ------------------------------------------------------------------ campaigns
+
+    def campaigns(
+        self,
+        desired: pd.DataFrame,
+        base: pd.DataFrame | None,
+        live: pd.DataFrame,
+        prefer: str | None,
+    ) -> list[tuple[str, Conflict]]:
+        conflicts: list[tuple[str, Conflict]] = []
+        columns = [c for c in SETTING_COLUMNS if c in desired.columns]
+        d_rows = rows_by_id(desired)
+        b_rows = rows_by_id(base) if base is not None else None
+        l_rows = rows_by_id(live)
+        moves: dict[str, dict[int, str]] = defaultdict(dict)  # move -> campaign -> old
+        for cid, d in d_rows.items():
+            if cid not in l_rows:
+                self.warnings.append(
+                    f"campaigns: campaign {cid} is not in the live account; skipped"
+                )
+                continue
+            l_ = l_rows[cid]
+            settings, previous = {}, {}
+            watched = columns + (["work_status"] if "work_status" in desired.columns else [])
+            found = field_changes("campaigns", cid, d, b_rows, l_, watched, prefer, conflicts)
+            for col, ch in found.items():
+                if col == "work_status":
+                    if ch.new in WORK_MOVES:
+                        moves[WORK_MOVES[ch.new]][cid] = str(ch.old)
+                else:
+                    settings[col] = ch.new
+                    previous[col] = ch.old
+            if settings:
+                params = {
+                    "name": settings.get("name", l_.get("name")),
+                    "vertical": l_.get("vertical"),
+                    **settings,
+                }
+                self.calls.append(
+                    Call(
+                        "update",
+                        "update",
+                        "campaign",
+                        (cid,),
+                        params=params,
+                        previous={"name": l_.get("name"), **previous},
+                    )
+                )
+        for move, old in sorted(moves.items()):
+            self.calls.append(Call(move, move, "campaign", tuple(sorted(old)), previous=old))
+        return conflicts
+
+    # ------------------------------------------------------------------ CPA rules
+
+    def cpa_rules(
+        self,
+        desired: pd.DataFrame,
+        base: pd.DataFrame | None,
+        live: pd.DataFrame,
+        prefer: str | None,
+    ) -> list[tuple[str, Conflict]]:
+        conflicts: list[tuple[str, Conflict]] = []
+        fields = list(spec.CPA_FIELDS)
+        new = desired[desired["id"].isna()]
+        for cid, group in new.groupby(new["campaign_id"].astype(int)):
+            rules = [{f: plain(r[f]) for f in fields} for _, r in group.iterrows()]
+            self.calls.append(
+                Call("rules", "add", "cpa_rule", (int(cid),), params={"rules": rules})
+            )
+        known = desired[desired["id"].notna()]
+        d_rows = rows_by_id(known)
+        b_rows = rows_by_id(base) if base is not None else None
+        l_rows = rows_by_id(live)
+        for rid, d in d_rows.items():
+            if rid not in l_rows:
+                self.warnings.append(f"cpa_rules: rule {rid} is not in the live account; skipped")
+                continue
+            l_ = l_rows[rid]
+            found = field_changes("cpa_rules", rid, d, b_rows, l_, fields, prefer, conflicts)
+            change = {f: ch.new for f, ch in found.items()}
+            previous = {f: ch.old for f, ch in found.items()}
+            if change:
+                self.calls.append(
+                    Call(
+                        "rules",
+                        "edit",
+                        "cpa_rule",
+                        (int(l_["campaign_id"]),),
+                        params={"rules": [{"id": rid, **change}]},
+                        previous={"rules": [{"id": rid, **previous}]},
+                    )
+                )
+        gone = (set(b_rows) if b_rows is not None else set(l_rows)) - set(d_rows)
+        by_campaign: dict[int, list[int]] = defaultdict(list)
+        for rid in sorted(gone):
+            if rid in l_rows:
+                by_campaign[int(l_rows[rid]["campaign_id"])].append(rid)
+        for cid, rids in by_campaign.items():
+            self.calls.append(
+                Call(
+                    "rules",
+                    "drop",
+                    "cpa_rule",
+                    (cid,),
+                    items=tuple(rids),
+                    previous={"rules": [{f: l_rows[r][f] for f in fields} for r in rids]},
+                )
+            )
+        return conflicts
+
+    # ------------------------------------------------------------------ creatives
+
+    def creatives(
+        self,
+        desired: pd.DataFrame,
+        base: pd.DataFrame | None,
+        live: pd.DataFrame,
+        prefer: str | None,
+    ) -> list[tuple[str, Conflict]]:
+        """Work status moves of creatives; content edits are reported, not planned: the
+        service's update needs the creative's name, which no read operation returns."""
+        conflicts: list[tuple[str, Conflict]] = []
+        d_rows, l_rows = rows_by_id(desired), rows_by_id(live)
+        b_rows = rows_by_id(base) if base is not None else None
+        for crid, d in d_rows.items():
+            if crid not in l_rows:
+                continue
+            l_ = l_rows[crid]
+            watched = ["work_status", "title", "text", "url"]
+            found = field_changes("creatives", crid, d, b_rows, l_, watched, prefer, conflicts)
+            for col, ch in found.items():
+                if col != "work_status":
+                    self.warnings.append(
+                        f"creatives: creative {crid} {col} edit not applied (the update "
+                        "operation needs the creative's name, which no read returns)"
+                    )
+                elif ch.new in WORK_MOVES:
+                    move = WORK_MOVES[ch.new]
+                    self.calls.append(
+                        Call(
+                            move,
+                            move,
+                            "creative",
+                            (int(l_["campaign_id"]),),
+                            items=(crid,),
+                            previous={crid: ch.old},
+                        )
+                    )
+        return conflicts
+
+
+def field_changes(
+    table: str,
+    rid: int,
+    desired: Mapping[str, Any],
+    base_rows: Mapping[int, Mapping[str, Any]] | None,
+    live: Mapping[str, Any],
+    columns: Iterable[str],
+    prefer: str | None,
+    conflicts: list[tuple[str, Conflict]],
+) -> dict[str, Change]:
+    """Three-way changes of one record's fields (those ``desired`` has); conflicts are
+    appended to ``conflicts`` keyed ``(id, column)``."""
+    base = None if base_rows is None else base_rows.get(rid)
+    out: dict[str, Change] = {}
+    for col in columns:
+        if col not in desired:
+            continue
+        changes, found = three_way(
+            {(rid,): desired.get(col)},
+            None if base_rows is None else {(rid,): None if base is None else base.get(col)},
+            {(rid,): live.get(col)},
+            prefer,
+        )
+        conflicts += [(table, Conflict((rid, col), c.base, c.live, c.desired)) for c in found]
+        for ch in changes:
+            out[col] = ch
+    return out
+
+
+def plain(value: Any) -> Any:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def rows_by_id(df: pd.DataFrame | None) -> dict[int, dict[str, Any]]:
+    if df is None or df.empty:
+        return {}
+    records = df.astype(object).where(df.notna(), None).to_dict("records")
+    return {int(r["id"]): r for r in records if r.get("id") is not None}
+
+
+__all__ = ["RecordPlanner", "field_changes", "plain", "rows_by_id"]
