@@ -30,8 +30,9 @@ def _cells(path: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 def test_committed_templates_equal_what_write_templates_writes(tmp_path):
     written = write_templates(tmp_path)
-    assert sorted(p.name for p in written) == sorted(p.name for p in (ROOT / "templates").glob(
-        "*.xlsx"))
+    assert sorted(p.name for p in written) == sorted(
+        p.name for p in (ROOT / "templates").glob("*.xlsx")
+    )
     for path in written:
         assert _cells(ROOT / "templates" / path.name) == _cells(path), (
             f"templates/{path.name} differs from write_templates(): regenerate it with "
@@ -214,6 +215,11 @@ def test_every_problem_of_a_row_is_reported(client, tmp_path):
         plan_actions(client, path)
     cells = sorted((p.row, p.column) for p in info.value.problems)
     assert cells == [
-        (2, "bid"), (2, "campaign"), (2, "item"), (3, "campaign"), (3, "item"), (4, "bid"),
+        (2, "bid"),
+        (2, "campaign"),
+        (2, "item"),
+        (3, "campaign"),
+        (3, "item"),
+        (4, "bid"),
         (5, "bid"),
     ]
