@@ -19,6 +19,14 @@ from typing import Any
 from .. import spec
 from ..errors import ConfigError
 from .account import Account
+from .apikey import (
+    FROM_ARGUMENT,
+    FROM_SANDBOX,
+    ApiKey,
+    from_config,
+    from_environment,
+    refuse_pickle,
+)
 from .campaigns import Campaigns
 from .creatives import Creatives
 from .rules import BidRules, CpaRules
@@ -51,17 +59,20 @@ class Client:
     """One account of the service: resources grouped as attributes.
 
     ``campaigns``, ``targeting``, ``lists``, ``bid_rules``, ``cpa_rules``, ``creatives`` and
-    ``account`` each hold the operations of one part of the interface. The api-key is kept by
-    the transport and never shown.
+    ``account`` each hold the operations of one part of the interface. The api-key (a string
+    or an :class:`~toolkit.client.apikey.ApiKey`) is kept by the transport and never shown.
+    A client is not pickled: the bytes would carry the key (a ``TypeError`` says so).
     """
 
-    def __init__(self, base_url: str, api_key: str, **options: Any) -> None:
+    def __init__(self, base_url: str, api_key: str | ApiKey, **options: Any) -> None:
+        api_key = ApiKey.of(api_key, f"{FROM_ARGUMENT} of Client()")  # the raw str goes first
         names = {f.name for f in fields(ClientOptions)}
         unknown = set(options) - names
         if unknown:
             raise ConfigError(f"unknown client options {sorted(unknown)}; known: {sorted(names)}")
         if not api_key:
             raise ConfigError("an api-key is required")
+        api_key.check()
         if isinstance(options.get("timeout"), list):  # a TOML array: (connect, read)
             options["timeout"] = tuple(options["timeout"])
         self.options = ClientOptions(**options)
@@ -92,8 +103,18 @@ class Client:
         return self.transport.base_url
 
     def __repr__(self) -> str:
-        where = "sandbox " if self.sandbox is not None else ""
-        return f"<Client {where}{self.base_url}>"
+        # safe while __init__ is still running (tracebacks show half-built objects too)
+        transport = getattr(self, "transport", None)
+        where = "sandbox " if getattr(self, "sandbox", None) is not None else ""
+        return f"<Client {where}{transport.base_url if transport else '(not ready)'}>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        refuse_pickle("a Client")
+
+    @property
+    def key_source(self) -> str:
+        """Where the api-key came from, its length and fingerprint (never the key)."""
+        return self.transport.key_source
 
     def close(self) -> None:
         self.transport.close()
@@ -148,29 +169,51 @@ def config_path() -> Path:
 
 
 def read_config(path: Path | None = None) -> dict[str, Any]:
-    """The ``[default]`` table of the config file (``api_key``, ``base_url``, options)."""
+    """The ``[default]`` table of the config file (``api_key``, ``base_url``, options).
+
+    ``api_key`` comes back as an :class:`~toolkit.client.apikey.ApiKey` whose source names
+    the file.
+    """
     path = path or config_path()
     if not path.exists():
         return {}
+    problem = None
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+        # raised below, outside this block: the parser's frames hold the file's text
+        problem = f"config file {path} is not valid TOML: {exc}"
+    if problem is not None:
+        raise ConfigError(problem)
+    for table in (data, data.get("default")):
+        if isinstance(table, dict) and "api_key" in table:
+            table["api_key"] = ApiKey.of(table["api_key"], from_config(path))
     table = data.get("default", data)
     if not isinstance(table, dict):
         raise ConfigError(f"config file {path}: [default] must be a table")
     return table
 
 
-def connect(api_key: str | None = None, base_url: str | None = None, **options: Any) -> Client:
+def connect(
+    api_key: str | ApiKey | None = None, base_url: str | None = None, **options: Any
+) -> Client:
     """A client for an account: the key comes from the argument, ``$CAMPAIGN_API_KEY`` or the
     config file, in that order; the base URL likewise (``$CAMPAIGN_API_URL``).
+
+    ``api_key`` may be an :class:`~toolkit.client.apikey.ApiKey` (the command line passes one
+    that says which option it came from). A refused key raises :class:`~toolkit.AuthError`
+    naming where the key came from.
 
     With no key anywhere, the built-in sandbox is started (once per process) and the client
     uses its demo account; a log line says so.
     """
+    api_key = ApiKey.of(api_key, FROM_ARGUMENT)  # the raw string leaves this frame's locals
     config = read_config()
-    key = api_key or os.environ.get(ENV_KEY) or config.get("api_key")
+    key = (
+        api_key
+        or ApiKey.of(os.environ.get(ENV_KEY), from_environment(ENV_KEY))
+        or config.get("api_key")
+    )
     url = base_url or os.environ.get(ENV_URL) or config.get("base_url")
     merged = {k: v for k, v in config.items() if k not in ("api_key", "base_url")}
     merged.update(options)
@@ -181,12 +224,12 @@ def connect(api_key: str | None = None, base_url: str | None = None, **options: 
                 f"a base URL is configured ({url}) but no api-key: set {ENV_KEY} or pass api_key"
             )
         sandbox = _embedded_sandbox()
-        client = Client(sandbox.url, sandbox.api_keys[0], **merged)
+        client = Client(sandbox.url, ApiKey(sandbox.api_keys[0], FROM_SANDBOX), **merged)
         client.sandbox = sandbox
         return client
     if not url:
         raise ConfigError(
-            f"an api-key is configured but no base URL: set {ENV_URL}, pass base_url, or add"
-            f" base_url to {config_path()}"
+            f"an api-key is configured ({key.source}) but no base URL: set {ENV_URL}, pass"
+            f" base_url, or add base_url to {config_path()}"
         )
     return Client(url, key, **merged)

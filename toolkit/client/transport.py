@@ -21,7 +21,6 @@ import json
 import logging
 import numbers
 import random
-import re
 import threading
 import time
 from collections.abc import Mapping
@@ -42,6 +41,9 @@ from ..errors import (
     TransportError,
     ValidationError,
 )
+from .apikey import FROM_ARGUMENT, ApiKey, refuse_pickle
+from .redaction import install as install_redaction
+from .redaction import redact
 
 log = logging.getLogger("toolkit.client")
 
@@ -49,34 +51,8 @@ MAX_URL = 4096
 # Parameters the interface passes in the query string even when the rest goes in a JSON body.
 QUERY_PARAMS = frozenset({"id", "adFormat", "type", "checkExist"})
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
-_KEY_IN_TEXT = re.compile(r"(api-key(?:=|%3D|\"?\s*:\s*\"?))[^&\s\"',;)]+", re.IGNORECASE)
 
-
-def redact(text: str, key: str | None = None) -> str:
-    """Remove an api-key from any text: ``api-key=...`` parameters and the literal key."""
-    text = _KEY_IN_TEXT.sub(r"\1***", text)
-    if key:
-        text = text.replace(key, "***")
-    return text
-
-
-class _RedactUrllib3(logging.Filter):
-    """urllib3 logs each request line with its query string: scrub the key from it."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.args:
-            args = record.args if isinstance(record.args, tuple) else (record.args,)
-            record.args = tuple(redact(a) if isinstance(a, str) else a for a in args)
-        if isinstance(record.msg, str):
-            record.msg = redact(record.msg)
-        return True
-
-
-_FILTER = _RedactUrllib3()
-for _name in ("urllib3.connectionpool", "urllib3.util.retry", "urllib3"):
-    _logger = logging.getLogger(_name)
-    if _FILTER not in _logger.filters:
-        _logger.addFilter(_FILTER)
+install_redaction()
 
 
 # --------------------------------------------------------------------------- values
@@ -209,13 +185,38 @@ class Request:
     form: Mapping[str, Any] | None = None  # body fields sent beside ``files``
 
 
+class KeyAuth(requests.auth.AuthBase):
+    """Puts the api-key into the query string while ``requests`` prepares a request.
+
+    This is the only place the key is revealed: the URL with the key lives on inside
+    ``requests`` and ``urllib3`` only, never in a local variable of the toolkit's frames.
+    """
+
+    def __init__(self, key: ApiKey) -> None:
+        self.key = key
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.prepare_url(request.url, {"api-key": self.key.reveal()})
+        return request
+
+    def __repr__(self) -> str:
+        return f"<KeyAuth {self.key!r}>"
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        refuse_pickle("a KeyAuth")
+
+
 class Transport:
-    """Base URL, key, pooled session, timeouts, retries with backoff, rate limit, redaction."""
+    """Base URL, key, pooled session, timeouts, retries with backoff, rate limit, redaction.
+
+    ``api_key`` is a string or an :class:`~toolkit.client.apikey.ApiKey`; it is kept as an
+    ``ApiKey`` and added to each request by :class:`KeyAuth`. A transport is not pickled.
+    """
 
     def __init__(
         self,
         base_url: str,
-        api_key: str,
+        api_key: str | ApiKey,
         *,
         timeout: float | tuple[float, float] = (5.0, 60.0),
         retries: int = 4,
@@ -226,8 +227,12 @@ class Transport:
         pool_size: int = 16,
         session: requests.Session | None = None,
     ) -> None:
+        api_key = ApiKey.of(api_key, FROM_ARGUMENT) or ApiKey("", FROM_ARGUMENT)
         self.base_url = base_url.rstrip("/")
         self._key = api_key
+        self._auth = KeyAuth(api_key)
+        # room the key takes in a URL: "&api-key=..." (its length only)
+        self._key_room = 1 + len(encode_query({"api-key": api_key.reveal()}))
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -247,6 +252,14 @@ class Transport:
     def __repr__(self) -> str:
         return f"<Transport {self.base_url} key=***>"
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        refuse_pickle("a Transport")
+
+    @property
+    def key_source(self) -> str:
+        """Where the key came from, its length and fingerprint (never the key)."""
+        return self._key.describe()
+
     def close(self) -> None:
         self.session.close()
 
@@ -258,25 +271,25 @@ class Transport:
 
         A request with ``files`` is a POST whose ``form`` fields travel in the body (multipart
         with the files, or form-urlencoded without any); only ``params`` stay in the query.
+        The URL has no key: :class:`KeyAuth` adds it inside ``requests``.
         """
-        key_query = encode_query({"api-key": self._key})
         query = encode_query(req.params)
-        url = f"{self.base_url}{req.path}?{key_query}"
+        url = f"{self.base_url}{req.path}"
         if req.files is not None:
             form = {
                 k: str(_query_value(plain(v))) for k, v in (req.form or {}).items() if v is not None
             }
-            return "POST", f"{url}&{query}" if query else url, form, {}
-        if req.method == "GET" and len(url) + 1 + len(query) <= MAX_URL:
-            return "GET", f"{url}&{query}" if query else url, None, {}
+            return "POST", f"{url}?{query}" if query else url, form, {}
+        if req.method == "GET" and len(url) + 1 + len(query) + self._key_room <= MAX_URL:
+            return "GET", f"{url}?{query}" if query else url, None, {}
         if req.post_allowed or req.method == "POST":
             headers = {"Content-Type": "application/json"}
             fixed = encode_query({k: v for k, v in req.params.items() if k in QUERY_PARAMS})
             body = encode_json({k: v for k, v in req.params.items() if k not in QUERY_PARAMS})
-            return "POST", f"{url}&{fixed}" if fixed else url, body, headers
+            return "POST", f"{url}?{fixed}" if fixed else url, body, headers
         raise ValidationError(
-            f"{req.operation}: the query would be {len(url) + len(query)} characters "
-            f"(limit {MAX_URL}); send fewer items per call"
+            f"{req.operation}: the query would be {len(url) + len(query) + self._key_room} "
+            f"characters (limit {MAX_URL}); send fewer items per call"
         )
 
     def url_room(self, path: str) -> int:
@@ -297,9 +310,17 @@ class Transport:
                 self.limiter.acquire()
             started = time.perf_counter()
             failure: str | None = None
+            retry_after_failure: str | None = None
+            interrupted = False
             try:
                 response = self.session.request(
-                    method, url, data=body, headers=headers, files=files, timeout=self.timeout
+                    method,
+                    url,
+                    data=body,
+                    headers=headers,
+                    files=files,
+                    timeout=self.timeout,
+                    auth=self._auth,
                 )
             except requests.RequestException as exc:
                 took = (time.perf_counter() - started) * 1000
@@ -307,15 +328,25 @@ class Transport:
                 reason = _describe(exc, self._key)
                 log.debug("%s %s -> %s in %.0f ms", method, req.path, reason, took)
                 if attempt < self.retries and (req.safe or never_sent):
-                    self._sleep(attempt, None, req, reason)
-                    attempt += 1
-                    continue
-                tries = attempt + 1
-                failure = f"{reason} ({tries} {'try' if tries == 1 else 'tries'})"
+                    retry_after_failure = reason
+                else:
+                    tries = attempt + 1
+                    failure = f"{reason} ({tries} {'try' if tries == 1 else 'tries'})"
+            except KeyboardInterrupt:
+                interrupted = True
+            except Exception as exc:  # not a requests error, but raised inside requests/urllib3
+                failure = redact(f"{type(exc).__name__}: {exc}", self._key)
+            # Raised outside the except blocks: the original exception, whose frames inside
+            # requests and urllib3 hold the URL with the key, must not ride along as
+            # __context__ (error trackers and ``--showlocals`` print those frames' locals).
+            if interrupted:
+                raise KeyboardInterrupt
             if failure is not None:
-                # raised outside the except block: the requests exception, whose text holds
-                # the URL with the key, must not ride along as __context__
                 raise TransportError(failure, req.operation)
+            if retry_after_failure is not None:
+                self._sleep(attempt, None, req, retry_after_failure)
+                attempt += 1
+                continue
             took = (time.perf_counter() - started) * 1000
             status = response.status_code
             log.debug("%s %s -> %s in %.0f ms", method, req.path, status, took)
@@ -342,16 +373,16 @@ class Transport:
 
     def _answer(self, req: Request, response: requests.Response) -> Any:
         status = response.status_code
+        unreadable = False
         try:
             body = response.json()
-        except ValueError:
+        except ValueError:  # raised below, outside this block: see call()
+            unreadable = True
+        if unreadable:
             ctype = response.headers.get("Content-Type", "?").split(";")[0]
             if status >= 400:
-                error = ApiError(req.operation, status, [f"HTTP {status} ({ctype} answer)"])
-                raise error from None
-            raise TransportError(
-                f"unreadable answer: HTTP {status}, {ctype}", req.operation
-            ) from None
+                raise ApiError(req.operation, status, [f"HTTP {status} ({ctype} answer)"])
+            raise TransportError(f"unreadable answer: HTTP {status}, {ctype}", req.operation)
         messages: list[str] = []
         if isinstance(body, dict) and body.get("status") == "error":
             raw = body.get("errorList") or []
@@ -359,7 +390,9 @@ class Transport:
                 redact(str(m), self._key) for m in (raw.values() if isinstance(raw, dict) else raw)
             ]
         if status == 401:
-            raise AuthError(req.operation, status, messages or ["unauthorized"])
+            raise AuthError(
+                req.operation, status, messages or ["unauthorized"], key_source=self.key_source
+            )
         if status == 404:
             raise NotFoundError(req.operation, status, messages or ["not found"])
         if status == 429:
@@ -389,7 +422,7 @@ def _never_sent(exc: requests.RequestException) -> bool:
     return False
 
 
-def _describe(exc: requests.RequestException, key: str) -> str:
+def _describe(exc: requests.RequestException, key: ApiKey) -> str:
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return "connection timed out"
     if isinstance(exc, requests.exceptions.ReadTimeout):
