@@ -82,7 +82,23 @@ class ApiError(ToolkitError):
 
 
 class AuthError(ApiError):
-    """The api-key is missing or unknown (HTTP 401)."""
+    """The api-key is missing or unknown (HTTP 401).
+
+    ``key_source`` says where the refused key came from (argument, environment variable,
+    config file, key file, prompt), with its length and fingerprint, never the key.
+    """
+
+    def __init__(
+        self,
+        operation: str,
+        http_status: int,
+        error_list: list[str],
+        key_source: str | None = None,
+    ) -> None:
+        super().__init__(operation, http_status, error_list)
+        self.key_source = key_source
+        if key_source:
+            self.args = (f"{self.args[0]} (the api-key from {key_source} was refused)",)
 
 
 class NotFoundError(ApiError):
