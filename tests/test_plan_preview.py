@@ -206,3 +206,38 @@ def test_drop_halves_of_bid_changes_fold_into_one_line(client, state):
     changes = plan.changes()
     assert set(changes["what"]) == {"bid"} and len(changes) == len(countries)
     assert not any(" drop country " in line for line in lines[2:])
+
+
+def test_the_preview_in_docs_is_what_the_planner_prints():
+    """docs/bulk.md shows a real preview: this plan, on this seeded sandbox."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[1] / "docs" / "bulk.md").read_text()
+    start = doc.index("```\nPlan: 6 calls") + 4
+    expected = doc[start : doc.index("```", start)].rstrip("\n")
+    with Sandbox(campaigns=6, seed=3) as sandbox:
+        client = toolkit.connect(api_key=sandbox.api_keys[0], base_url=sandbox.url)
+        account = load_account(client, progress=False)
+        base = {n: account.table(n).copy() for n in ("campaigns", "countries", "lists")}
+        countries = base["countries"].copy()
+        rows = countries.index[countries["campaign_id"] == 1000003]
+        countries.loc[rows[0], "bid"] = 0.33
+        countries = add_rows(
+            countries.drop(index=rows[1]), [{"campaign_id": 1000003, "country": "CA", "bid": 0.31}]
+        )
+        campaigns = base["campaigns"].copy()
+        campaigns.loc[0, "name"] = "Antivirus push, US only"
+        campaigns.loc[3, "work_status"] = "Paused"
+        campaigns.loc[1, "limit_day_sum"] = 80.0
+        sources = [
+            {"campaign_id": cid, "list": "source_black", "item": str(12345 + i)}
+            for cid in campaigns["id"]
+            for i in range(10)
+        ]
+        desired = {
+            "campaigns": campaigns,
+            "countries": countries,
+            "lists": add_rows(base["lists"], sources),
+        }
+        plan = make_plan(client, desired, base=base, live=account, allow={"drop_share"})
+    assert plan.summary() == expected
