@@ -86,6 +86,16 @@ def test_export_names_unknown_campaign_ids(cli, sb, tmp_path):
     assert [r[0] for r in sheet.iter_rows(min_row=2, values_only=True)] == [known]
 
 
+@pytest.mark.parametrize(
+    "name,words",
+    [("account.csv", "name it .xlsx"), ("nowhere/account.xlsx", "no such folder"), (".", "folder")],
+)
+def test_export_to_a_path_it_cannot_write_is_one_line(cli, tmp_path, name, words):
+    code, out, err = cli("export", str(tmp_path / name))
+    assert code == 2 and words in err and err.strip().count("\n") == 0, err
+    assert not (tmp_path / "account.csv").exists()
+
+
 @pytest.mark.parametrize("value", ["1000004,abc", "1000004,,1000005", "", "-5", "1e6"])
 def test_a_malformed_campaigns_value_is_a_usage_error(cli, tmp_path, capsys, value):
     with pytest.raises(SystemExit) as info:

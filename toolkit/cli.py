@@ -151,6 +151,11 @@ def _export(args: argparse.Namespace) -> int:
 
     from .bulk.workbook import export_workbook
 
+    target = Path(args.file)
+    if target.is_dir() or not target.parent.is_dir():
+        raise CliError(f"{args.file}: {'is a folder' if target.is_dir() else 'no such folder'}")
+    if target.suffix.lower() != ".xlsx":
+        raise CliError(f"{args.file}: export writes an Excel workbook; name it .xlsx")
     client = _client(args)
     account = toolkit.load_account(client, args.campaigns, progress=False)
     failures = account.failures
