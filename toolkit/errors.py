@@ -85,7 +85,7 @@ class AuthError(ApiError):
     """The api-key is missing or unknown (HTTP 401).
 
     ``key_source`` says where the refused key came from (argument, environment variable,
-    config file, key file, prompt), with its length and fingerprint, never the key.
+    config file, key file, prompt) and ``key_detail`` its length and fingerprint; never the key.
     """
 
     def __init__(
@@ -94,11 +94,14 @@ class AuthError(ApiError):
         http_status: int,
         error_list: list[str],
         key_source: str | None = None,
+        key_detail: str | None = None,
     ) -> None:
         super().__init__(operation, http_status, error_list)
         self.key_source = key_source
+        self.key_detail = key_detail
         if key_source:
-            self.args = (f"{self.args[0]} (the api-key from {key_source} was refused)",)
+            detail = f" ({key_detail})" if key_detail else ""
+            self.args = (f"{self.args[0]}; the api-key from {key_source} was refused{detail}",)
 
 
 class NotFoundError(ApiError):

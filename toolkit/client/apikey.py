@@ -109,9 +109,14 @@ class ApiKey:
         """First 8 hex digits of the key's SHA-256 (``sha256sum`` of the key without newline)."""
         return hashlib.sha256(self._value.encode("utf-8", "replace")).hexdigest()[:8]
 
+    @property
+    def detail(self) -> str:
+        """The key's length and fingerprint: ``32 characters, fingerprint 1a2b3c4d``."""
+        return f"{len(self._value)} characters, fingerprint {self.fingerprint}"
+
     def describe(self) -> str:
         """Where the key came from, its length and fingerprint; never the key."""
-        return f"{self.source} ({len(self._value)} characters, fingerprint {self.fingerprint})"
+        return f"{self.source} ({self.detail})"
 
     def check(self) -> None:
         """Raise :class:`~toolkit.errors.ConfigError` if the value cannot be a key."""

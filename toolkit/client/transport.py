@@ -391,7 +391,11 @@ class Transport:
             ]
         if status == 401:
             raise AuthError(
-                req.operation, status, messages or ["unauthorized"], key_source=self.key_source
+                req.operation,
+                status,
+                messages or ["unauthorized"],
+                key_source=self._key.source,
+                key_detail=self._key.detail,
             )
         if status == 404:
             raise NotFoundError(req.operation, status, messages or ["not found"])
