@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import logging
 import pickle
+import signal
 import socket
 import threading
 import traceback
@@ -315,3 +316,23 @@ def test_a_client_is_refused_by_pickle(sb):
                 assert isinstance(exc, TypeError) and "toolkit.connect()" in str(exc)
                 assert_never_shown(everything_shown(exc))
         assert c.account.balance()["currency"]  # still usable
+
+
+def test_an_interrupted_request_does_not_carry_the_key(sb, faults):
+    """Ctrl-C while a request waits: the KeyboardInterrupt's traceback (shown with locals by
+    ``%xmode Verbose`` in a notebook) holds no frame of urllib3 whose locals hold the URL."""
+    faults.configure({"rules": [{"hang_s": 2, "status": 503, "count": 1}]})
+    main = threading.main_thread().ident
+    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    with client(sb.url, retries=0, timeout=(1, 5)) as c:
+        timer.start()
+        try:
+            c.account.balance()
+        except KeyboardInterrupt as exc:
+            interrupted: BaseException | None = exc
+        else:
+            interrupted = None
+        finally:
+            timer.join()
+    assert isinstance(interrupted, KeyboardInterrupt)
+    assert_never_shown(everything_shown(interrupted))

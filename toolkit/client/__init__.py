@@ -6,7 +6,8 @@
 >>> result.to_frame()                                                # doctest: +SKIP
 """
 
+from .apikey import ApiKey
 from .client import Client, ClientOptions, connect
 from .results import BatchResult, parse_message
 
-__all__ = ["BatchResult", "Client", "ClientOptions", "connect", "parse_message"]
+__all__ = ["ApiKey", "BatchResult", "Client", "ClientOptions", "connect", "parse_message"]
