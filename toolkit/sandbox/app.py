@@ -24,6 +24,7 @@ from werkzeug.wrappers import Request, Response
 
 from .. import spec
 from . import qs
+from .bodies import check_multipart, decode_json
 from .errors import (
     BadRequest,
     Business,
@@ -37,7 +38,7 @@ from .faults import Faults
 from .handlers import account, campaigns, creatives, rules, targeting
 from .handlers.common import Config, Ctx, Handler
 from .handlers.creatives import Upload
-from .httpserver import MAX_BODY
+from .limits import MAX_BODY, MAX_PARAMS
 from .params import Params
 from .refs import Refs
 from .store import Store
@@ -91,7 +92,11 @@ class App:
 
     @staticmethod
     def json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-        data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: JSON's \uXXXX escapes still carry it
+            data = json.dumps(body, separators=(",", ":")).encode("ascii")
         return Response(
             data, status=status, headers=headers, content_type="application/json; charset=utf-8"
         )
@@ -130,6 +135,9 @@ class App:
             return self.json(self.call(request))
         except Failure as exc:
             return self.failure(exc)
+        except OverflowError:  # a number the store cannot hold that no check caught
+            log.warning("sandbox: a number out of range on %s", request.path)
+            return self.failure(BadRequest("A number in the request is out of range"))
 
     def fault_answer(self, status: int, retry_after: float | None) -> Response:
         if status == 502:
@@ -153,7 +161,7 @@ class App:
             raise MethodNotAllowed(
                 f"Method {request.method} is not allowed for {path}; use {allowed}"
             )
-        data = qs.decode(request.environ.get("QUERY_STRING", "").encode("latin-1"))
+        data = qs.decode(request.environ.get("QUERY_STRING", "").encode("latin-1"))  # raw bytes
         key = data.pop("api-key", None)
         user_id = self.authenticate(key)
         files: dict[str, Upload] = {}
@@ -201,20 +209,13 @@ class App:
                 raise BadRequest(
                     "Creative create and update take multipart/form-data, not a JSON body"
                 )
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise BadRequest("The JSON body is not valid UTF-8") from None
-            try:
-                body = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise BadRequest(f"Malformed JSON body: {exc}") from None
+            body = decode_json(raw)
             if not isinstance(body, dict):
                 raise BadRequest("The JSON body must be an object of parameters")
             body.pop("api-key", None)
             return body
         if mimetype == "application/x-www-form-urlencoded":
-            body = qs.decode(raw)
+            body = qs.decode(raw, "form body")
             body.pop("api-key", None)
             return body
         shown = mimetype or "none"
@@ -225,6 +226,8 @@ class App:
 
     @staticmethod
     def multipart(request: Request, files: dict[str, Upload]) -> dict[str, Any]:
+        check_multipart(request.get_data(cache=True), request.mimetype_params.get("boundary"))
+        request.max_form_parts = MAX_PARAMS
         try:
             form = request.form
             uploads = request.files
@@ -259,10 +262,7 @@ class App:
             data: dict[str, Any] = {}
             raw = request.get_data(cache=True)
             if raw:
-                try:
-                    data = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    raise BadRequest(f"Malformed JSON body: {exc}") from None
+                data = decode_json(raw)
                 if not isinstance(data, dict):
                     raise BadRequest("The JSON body must be an object")
             if self.control is None:

@@ -1,154 +1,240 @@
-"""A small threaded HTTP/1.1 server for the sandbox's WSGI app, with keep-alive.
+"""The sandbox's HTTP/1.1 server: waitress, with JSON error answers and a clean stop.
 
-Werkzeug's development server closes every connection; a client's connection pool then
-reconnects for each request. This server reads each request body whole (by
-``Content-Length``, or chunked), calls the app, and answers with a ``Content-Length``, so a
-connection serves request after request. It writes no access log: request lines carry the
-api-key.
+waitress parses requests in one I/O thread (slow clients are buffered there and hold no
+worker), decodes chunked bodies, bounds the request line, the headers and the body, sets
+``SO_REUSEADDR`` on the listening socket and ``TCP_NODELAY`` on connections, and keeps
+connections alive. This module adds what the sandbox needs on top:
+
+- every answer waitress writes itself (400, 413, 414, 431, 501) is a JSON body
+  ``{"status": "error", "errorList": [...]}``, like the application's own;
+- a request line over :data:`~toolkit.sandbox.limits.MAX_REQUEST_LINE` bytes is answered 414
+  (waitress alone answers 431 for it);
+- worker threads are added as requests wait (up to :data:`MAX_THREADS`), so a request held by
+  a latency or hang fault never holds up the others;
+- log records go to the ``toolkit.sandbox.http`` logger, never with a query string (request
+  lines carry the api-key), and there is no access log;
+- :meth:`Server.stop` returns promptly and frees the port at once.
 """
 
 from __future__ import annotations
 
-import io
+import contextlib
+import json
 import logging
-import socketserver
-import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import re
+import threading
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote
 
-log = logging.getLogger("toolkit.sandbox")
+from waitress import wasyncore
+from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
+from waitress.server import TcpWSGIServer
+from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
+from waitress.utilities import (
+    BadRequest,
+    Error,
+    RequestEntityTooLarge,
+    RequestHeaderFieldsTooLarge,
+    ServerNotImplemented,
+)
 
-MAX_BODY = 64 * 1024 * 1024
-IDLE_TIMEOUT_S = 30
+from . import limits
+
+log = logging.getLogger("toolkit.sandbox.http")
+
+MIN_THREADS = 8
+MAX_THREADS = 256
+IDLE_TIMEOUT_S = 120
+POLL_S = 1.0
+
+_KEY_IN_TEXT = re.compile(r"(api-key=)[^&\s\"']*", re.IGNORECASE)
 
 
-class Handler(BaseHTTPRequestHandler):
-    """One connection: requests are read and answered until the client closes it."""
+class _Redact(logging.Filter):
+    """Blanks ``api-key=...`` in a record, whatever wrote it (defence in depth)."""
 
-    protocol_version = "HTTP/1.1"
-    timeout = IDLE_TIMEOUT_S
-    disable_nagle_algorithm = True  # small answers must not wait for the peer's delayed ACK
-    server: Server
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if "api-key=" in text.lower():
+            record.msg, record.args = _KEY_IN_TEXT.sub(r"\1***", text), None
+        return True
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
 
-    def handle_one_request(self) -> None:
+log.addFilter(_Redact())
+
+
+class UriTooLong(BadRequest):
+    code = 414
+    reason = "URI Too Long"
+
+
+def error_message(error: Error) -> str:
+    """The ``errorList`` entry for an error waitress found in a request."""
+    if isinstance(error, UriTooLong):
+        return (
+            f"Request line too long: more than {limits.MAX_REQUEST_LINE} bytes;"
+            " send long parameters in a POST body"
+        )
+    if isinstance(error, RequestHeaderFieldsTooLarge):
+        return f"Request headers too large: more than {limits.MAX_HEADERS} bytes"
+    if isinstance(error, RequestEntityTooLarge):
+        return f"Request body too large: more than {limits.MAX_BODY} bytes"
+    if isinstance(error, ServerNotImplemented):
+        return f"Not implemented: {error.body}"
+    if isinstance(error, BadRequest):
+        return _KEY_IN_TEXT.sub(r"\1***", f"Malformed HTTP request: {error.body}")
+    return "Internal sandbox error"
+
+
+class JsonErrorTask(ErrorTask):
+    """waitress's answer to a request it could not read, as the sandbox's JSON error."""
+
+    logger = log
+
+    def execute(self) -> None:
+        error = self.request.error
+        body = json.dumps({"status": "error", "errorList": [error_message(error)]}).encode()
+        self.status = f"{error.code} {error.reason}"
+        self.response_headers.append(("Content-Type", "application/json; charset=utf-8"))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+class Task(WSGITask):
+    logger = log
+
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+def _percent(match: re.Match[bytes]) -> bytes:
+    return b"%%%02X" % match.group()[0]
+
+
+class Parser(HTTPRequestParser):
+    """waitress's parser, with a 414 for a request line over the bound, and raw bytes beyond
+    ASCII in the request line taken as their percent-encoded form (curl sends ``München``
+    raw; the application then decodes it as UTF-8 or answers a clear 400)."""
+
+    def parse_header(self, header_plus: bytes) -> None:
+        end = header_plus.find(b"\r\n")
+        if end > 0 and _NON_ASCII.search(header_plus, 0, end):
+            header_plus = _NON_ASCII.sub(_percent, header_plus[:end]) + header_plus[end:]
+        super().parse_header(header_plus)
+
+    def received(self, data: bytes) -> int:
+        if self.body_rcv is None and not self.completed and b"\n" not in self.header_plus:
+            pending = self.header_plus + data
+            end = pending.find(b"\n")
+            line = len(pending) if end < 0 else end
+            if line > limits.MAX_REQUEST_LINE:
+                self.parse_header(b"GET / HTTP/1.0\r\n")  # as waitress does for its 431
+                self.error = UriTooLong("request line too long")
+                self.completed = True
+                return len(data)
+        return super().received(data)
+
+
+class Channel(HTTPChannel):
+    task_class = Task
+    error_task_class = JsonErrorTask
+    parser_class = Parser
+    logger = log
+
+
+class Dispatcher(ThreadedTaskDispatcher):
+    """waitress's worker pool, grown by one thread whenever a request would have to wait."""
+
+    logger = log
+    queue_logger = log
+
+    def __init__(self, max_threads: int = MAX_THREADS) -> None:
+        super().__init__()
+        self.max_threads = max_threads
+        self.closed = False
+
+    def add_task(self, task: Any) -> None:
+        with self.lock:
+            self.queue.append(task)
+            self.queue_cv.notify()
+            running = len(self.threads) - self.stop_count
+            idle = running - self.active_count
+            grow = not self.closed and len(self.queue) > idle and running < self.max_threads
+        if grow:
+            self.set_thread_count(running + 1)
+
+    def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
+        self.closed = True
+        return super().shutdown(cancel_pending, timeout)
+
+
+class _Listener(TcpWSGIServer):
+    channel_class = Channel
+    logger = log
+
+
+class Server:
+    """Serves ``app`` on ``(host, port)`` in a background thread; port 0 picks a free one."""
+
+    def __init__(self, host: str, port: int, app: Callable[..., Any]) -> None:
+        adj = Adjustments(
+            host=host,
+            port=port,
+            ipv6=":" in host,
+            threads=MIN_THREADS,
+            connection_limit=1000,
+            channel_timeout=IDLE_TIMEOUT_S,
+            cleanup_interval=10,
+            max_request_header_size=limits.MAX_HEADERS + 1,  # waitress refuses at >=
+            max_request_body_size=limits.MAX_BODY + 1,
+            asyncore_use_poll=True,  # select() cannot watch descriptors over 1023
+            log_socket_errors=False,
+            ident="toolkit-sandbox",
+            clear_untrusted_proxy_headers=False,
+        )
+        self._map: dict[int, Any] = {}
+        self._dispatcher = Dispatcher()
+        self._dispatcher.set_thread_count(MIN_THREADS)
         try:
-            super().handle_one_request()
-        except (ConnectionError, TimeoutError):
-            self.close_connection = True
+            self._listener = _Listener(app, map=self._map, dispatcher=self._dispatcher, adj=adj)
+        except BaseException:
+            self._dispatcher.shutdown(timeout=1)
+            wasyncore.close_all(self._map, ignore_all=True)
+            raise
+        self._listener.trigger.logger = log
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.server_port = int(self._listener.effective_port)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("do_"):
-            return self.answer
-        raise AttributeError(name)
+    def start(self) -> None:
+        """Serve in a daemon thread."""
+        self._thread = threading.Thread(target=self._loop, name="toolkit-sandbox", daemon=True)
+        self._thread.start()
 
-    def read_body(self) -> bytes | None:
-        """The request body, or None when it is too large (the connection is then closed)."""
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            parts, size = [], 0
-            while True:
-                line = self.rfile.readline(65537)
-                length = int(line.split(b";", 1)[0].strip() or b"0", 16)
-                if length == 0:
-                    while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
-                        pass
-                    return b"".join(parts)
-                size += length
-                if size > MAX_BODY:
-                    return None
-                parts.append(self.rfile.read(length))
-                self.rfile.readline(3)
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            return None
-        return self.rfile.read(length) if length > 0 else b""
-
-    def environ(self, body: bytes) -> dict[str, Any]:
-        path, _, query = self.path.partition("?")
-        host, port = self.server.server_address[:2]
-        env: dict[str, Any] = {
-            "REQUEST_METHOD": self.command,
-            "SCRIPT_NAME": "",
-            "PATH_INFO": unquote(path, encoding="latin-1"),
-            "QUERY_STRING": query,
-            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-            "CONTENT_LENGTH": str(len(body)),
-            "SERVER_NAME": str(host),
-            "SERVER_PORT": str(port),
-            "SERVER_PROTOCOL": self.request_version,
-            "REMOTE_ADDR": self.client_address[0],
-            "wsgi.version": (1, 0),
-            "wsgi.url_scheme": "http",
-            "wsgi.input": io.BytesIO(body),
-            "wsgi.errors": sys.stderr,
-            "wsgi.multithread": True,
-            "wsgi.multiprocess": False,
-            "wsgi.run_once": False,
-        }
-        for key, value in self.headers.items():
-            name = "HTTP_" + key.upper().replace("-", "_")
-            if name in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
-                continue
-            env[name] = f"{env[name]},{value}" if name in env else value
-        return env
-
-    def answer(self) -> None:
-        body = self.read_body()
-        if body is None:
-            self.close_connection = True
-            self.reply(
-                413,
-                [("Content-Type", "application/json")],
-                b'{"status":"error","errorList":["Request body too large"]}',
-            )
-            return
-        status: list[Any] = []
-
-        def start_response(code: str, headers: list[tuple[str, str]], exc_info: Any = None):
-            status[:] = [code, headers]
-            return lambda data: None
-
-        chunks = self.server.app(self.environ(body), start_response)
+    def _loop(self) -> None:
         try:
-            data = b"".join(chunks)
+            while not self._stopping.is_set() and self._map:
+                wasyncore.loop(timeout=POLL_S, map=self._map, use_poll=True, count=1)
         finally:
-            if hasattr(chunks, "close"):
-                chunks.close()
-        code, headers = status
-        self.reply(int(code.split()[0]), headers, data)
+            wasyncore.close_all(self._map, ignore_all=True)
 
-    def reply(self, code: int, headers: list[tuple[str, str]], data: bytes) -> None:
-        self.send_response(code)
-        for key, value in headers:
-            if key.lower() not in ("content-length", "connection", "transfer-encoding"):
-                self.send_header(key, value)
-        self.send_header("Content-Length", str(len(data)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self._headers_buffer.append(b"\r\n")
-        if self.command != "HEAD":
-            self._headers_buffer.append(data)
-        self.flush_headers()  # head and body in one write
+    def is_alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
 
-class Server(ThreadingHTTPServer):
-    """Serves ``app`` on ``(host, port)``; port 0 picks a free one."""
-
-    daemon_threads = True
-    allow_reuse_address = False
-
-    def __init__(self, host: str, port: int, app: Any) -> None:
-        self.app = app
-        super().__init__((host, port), Handler)
-
-    def server_bind(self) -> None:
-        # HTTPServer.server_bind looks the host name up (getfqdn), which can be slow
-        socketserver.TCPServer.server_bind(self)
-        self.server_name = str(self.server_address[0])
-        self.server_port = self.server_address[1]
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        log.debug("sandbox server: error on a connection", exc_info=True)
+    def stop(self, timeout: float = 5) -> None:
+        """Finish the requests being served (held ones are answered by then), close all."""
+        self._dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+        self._stopping.set()
+        with contextlib.suppress(OSError):  # the loop has already closed the trigger
+            self._listener.pull_trigger()
+        self.join(timeout)
+        if self._thread is None:  # never started
+            wasyncore.close_all(self._map, ignore_all=True)
+        self._thread = None

@@ -11,34 +11,60 @@ import re
 from typing import Any
 
 from .errors import BadRequest, Business
+from .limits import MAX_INT, MIN_INT
 
-_INT = re.compile(r"^[+-]?\d+$")
-_FLOAT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_INT = re.compile(r"^[+-]?[0-9]+$")
+_FLOAT = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+_INT_DIGITS = len(str(MAX_INT))
 _MISSING = object()
 
 
 def _show(value: Any) -> str:
-    text = repr(value) if not isinstance(value, str) else f"'{value}'"
+    if isinstance(value, str):
+        text = f"'{value[:100]}'"
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        text = f"an integer of {value.bit_length()} bits"
+    else:
+        text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _int_range_error(name: str, value: Any) -> BadRequest:
+    return BadRequest(
+        f"Parameter '{name}' must be an integer from {MIN_INT} to {MAX_INT}, got {_show(value)}"
+    )
+
+
 def to_int(value: Any, name: str) -> int:
+    """``value`` as a 64-bit signed integer; anything else is a :class:`BadRequest`."""
     if isinstance(value, bool):
         raise BadRequest(f"Parameter '{name}' must be an integer, got {_show(value)}")
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and _INT.match(value.strip()):
-        return int(value.strip())
-    raise BadRequest(f"Parameter '{name}' must be an integer, got {_show(value)}")
+        result = value
+    elif isinstance(value, float) and value.is_integer():
+        if not MIN_INT <= value <= MAX_INT:
+            raise _int_range_error(name, value)
+        result = int(value)
+    elif isinstance(value, str) and _INT.match(value.strip()):
+        text = value.strip()
+        if len(text.lstrip("+-").lstrip("0")) > _INT_DIGITS:  # int() refuses > 4300 digits
+            raise _int_range_error(name, value)
+        result = int(text)
+    else:
+        raise BadRequest(f"Parameter '{name}' must be an integer, got {_show(value)}")
+    if not MIN_INT <= result <= MAX_INT:
+        raise _int_range_error(name, value)
+    return result
 
 
 def to_float(value: Any, name: str) -> float:
+    """``value`` as a finite number; anything else is a :class:`BadRequest`."""
     if isinstance(value, bool):
         raise BadRequest(f"Parameter '{name}' must be a number, got {_show(value)}")
-    if isinstance(value, (int, float)):
-        result = float(value)
+    if isinstance(value, int):
+        result = float(value) if abs(value) <= 1e308 else math.inf
+    elif isinstance(value, float):
+        result = value
     elif isinstance(value, str) and _FLOAT.match(value.strip()):
         result = float(value.strip())
     else:

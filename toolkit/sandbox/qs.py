@@ -2,6 +2,8 @@
 
 The sandbox decodes requests with this code of its own, so that an encoding bug in a client
 shows up as a wrong answer instead of being mirrored by the same library on both sides.
+Decoding is linear in the size of the input; the number of parameters and their nesting are
+bounded (see :mod:`toolkit.sandbox.limits`).
 
 >>> decode("items[]=1&items[]=2&id=7")
 {'items': ['1', '2'], 'id': '7'}
@@ -9,6 +11,8 @@ shows up as a wrong answer instead of being mirrored by the same library on both
 {'target': {'country': {'US': '0.5'}, 'category': ['3']}}
 >>> decode("items[0][type]=sum&items[0][amount]=5")
 {'items': {'0': {'type': 'sum', 'amount': '5'}}}
+>>> decode("search=M%C3%BCnchen") == decode("search=München".encode()) == {"search": "München"}
+True
 """
 
 from __future__ import annotations
@@ -19,17 +23,37 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from .errors import BadRequest
+from .limits import MAX_DEPTH, MAX_PARAMS
 
 _KEY = re.compile(r"^([^\[\]]+)((?:\[[^\[\]]*\])*)$")
 _PART = re.compile(r"\[([^\[\]]*)\]")
 
 
+def show_key(key: str, limit: int = 60) -> str:
+    """A parameter name as an error message quotes it: shortened, invalid UTF-8 as ``\\xNN``."""
+    text = key.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def split_key(key: str) -> list[str]:
-    """``a[b][]`` -> ``['a', 'b', '']``; a key that is not well formed stays whole."""
+    """``a[b][]`` -> ``['a', 'b', '']``; a key that is not well formed stays whole.
+
+    A key nested deeper than :data:`~toolkit.sandbox.limits.MAX_DEPTH` levels is a
+    :class:`BadRequest`.
+    """
     m = _KEY.match(key)
     if not m:
         return [key]
-    return [m.group(1), *_PART.findall(m.group(2))]
+    parts = [m.group(1), *_PART.findall(m.group(2))]
+    if len(parts) > MAX_DEPTH:
+        raise BadRequest(
+            f"Parameter '{show_key(key)}' is nested deeper than {MAX_DEPTH} levels ({len(parts)})"
+        )
+    return parts
+
+
+def _name(path: list[str], upto: int) -> str:
+    return path[0] + "".join(f"[{p}]" for p in path[1 : upto + 1])
 
 
 def decode_pairs(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
@@ -38,25 +62,25 @@ def decode_pairs(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
     for key, value in pairs:
         path = split_key(key)
         node: Any = root
+        last = len(path) - 1
         for i, part in enumerate(path):
-            last = i == len(path) - 1
-            name = path[0] + "".join(f"[{p}]" for p in path[1 : i + 1])
             if isinstance(node, list):
                 if part != "":
-                    raise BadRequest(f"Parameter '{name}' mixes list and keyed forms")
-                if last:
+                    raise BadRequest(f"Parameter '{_name(path, i)}' mixes list and keyed forms")
+                if i == last:
                     node.append(value)
                     break
-                nxt_is_list = path[i + 1] == ""
-                child: Any = [] if nxt_is_list else {}
+                child: Any = [] if path[i + 1] == "" else {}
                 node.append(child)
                 node = child
                 continue
             if part == "":
-                raise BadRequest(f"Parameter '{name}' mixes list and keyed forms")
-            if last:
+                raise BadRequest(f"Parameter '{_name(path, i)}' mixes list and keyed forms")
+            if i == last:
                 if isinstance(node.get(part), (dict, list)):
-                    raise BadRequest(f"Parameter '{name}' is given both as a value and nested")
+                    raise BadRequest(
+                        f"Parameter '{_name(path, i)}' is given both as a value and nested"
+                    )
                 node[part] = value
                 break
             want_list = path[i + 1] == ""
@@ -65,22 +89,41 @@ def decode_pairs(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
                 child = [] if want_list else {}
                 node[part] = child
             elif not isinstance(child, (dict, list)):
-                raise BadRequest(f"Parameter '{name}' is given both as a value and nested")
+                raise BadRequest(
+                    f"Parameter '{_name(path, i)}' is given both as a value and nested"
+                )
             elif want_list and isinstance(child, dict):
-                raise BadRequest(f"Parameter '{name}' mixes list and keyed forms")
+                raise BadRequest(f"Parameter '{_name(path, i)}' mixes list and keyed forms")
             node = child
     return root
 
 
-def decode(query: str | bytes) -> dict[str, Any]:
-    """Decode a raw query string (or form body); invalid UTF-8 is a :class:`BadRequest`."""
-    if isinstance(query, bytes):
-        try:
-            query = query.decode("ascii")
-        except UnicodeDecodeError:
-            raise BadRequest("The query string is not valid ASCII/percent-encoded text") from None
+def _is_utf8(text: str) -> bool:
     try:
-        pairs = parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict")
-    except UnicodeDecodeError:
-        raise BadRequest("The query string is not valid UTF-8") from None
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def decode(query: str | bytes, what: str = "query string") -> dict[str, Any]:
+    """Decode a raw query string (or form body, ``what`` names it in errors).
+
+    Raw bytes and percent-encoded bytes are read as UTF-8; invalid UTF-8, more than
+    :data:`~toolkit.sandbox.limits.MAX_PARAMS` parameters and keys nested deeper than
+    :data:`~toolkit.sandbox.limits.MAX_DEPTH` levels are a :class:`BadRequest` naming the
+    parameter.
+    """
+    if isinstance(query, bytes):
+        query = query.decode("utf-8", "surrogateescape")
+    if query.count("&") >= MAX_PARAMS:
+        raise BadRequest(f"Too many parameters in the {what}: more than {MAX_PARAMS}")
+    pairs = parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="surrogateescape")
+    bad = [
+        f"The {what} is not valid UTF-8: parameter '{show_key(key)}'"
+        for key, value in pairs
+        if not (_is_utf8(key) and _is_utf8(value))
+    ]
+    if bad:
+        raise BadRequest(*bad[:10])
     return decode_pairs(pairs)

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +70,6 @@ class Sandbox:
         self.store: Store | None = None
         self.app: App | None = None
         self._server: Server | None = None
-        self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ life cycle
 
@@ -90,22 +88,15 @@ class Sandbox:
             self.store.close()
             self.store = None
             raise OSError(f"cannot listen on {self.host}:{self.port}: {exc.strerror}") from exc
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="toolkit-sandbox", daemon=True
-        )
-        self._thread.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
         """Stop serving; requests held by latency or a hang are answered 503 at once."""
         self.faults.stopping.set()
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop(timeout=5)
             self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
         if self.store is not None:
             self.store.close()
             self.store = None
@@ -118,9 +109,9 @@ class Sandbox:
 
     def wait(self) -> None:
         """Block until interrupted (for the command line)."""
-        if self._thread is not None:
-            while self._thread.is_alive():
-                self._thread.join(0.5)
+        server = self._server
+        while server is not None and server.is_alive():
+            server.join(0.5)
 
     def __repr__(self) -> str:
         state = self.url if self._server is not None else "stopped"

@@ -7,7 +7,7 @@ from typing import Any
 from ... import spec
 from .. import validate
 from ..errors import BadRequest, Business
-from ..params import Params
+from ..params import Params, to_int
 from .common import Ctx, error_body, ok
 
 # --------------------------------------------------------------------------- bid rules
@@ -146,8 +146,8 @@ def add_cpa_rule(ctx: Ctx) -> dict[str, Any]:
         if mode == "edit":
             ident = rule.get("id", key)
             try:
-                rule_id = int(str(ident))
-            except (TypeError, ValueError):
+                rule_id = to_int(ident, where)
+            except BadRequest:
                 errors.append(f"Rule {where} has no valid id: '{ident}'")
                 continue
             exists = ctx.db.execute(
