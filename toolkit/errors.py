@@ -133,7 +133,7 @@ class WorkbookProblem(NamedTuple):
     message: str
 
     def __str__(self) -> str:
-        where = self.sheet
+        where = self.sheet or "file"
         if self.row is not None:
             where += f" row {self.row}"
         if self.column:
@@ -173,6 +173,13 @@ class WorkbookError(ToolkitError, ValueError):
         import pandas as pd
 
         return pd.DataFrame(self.problems, columns=list(WorkbookProblem._fields))
+
+    def _repr_html_(self) -> str:
+        """The problems as an HTML table, for a notebook."""
+        from html import escape
+
+        first = escape(str(self).splitlines()[0])
+        return f"<p><b>{first}</b></p>" + self.to_frame().to_html(index=False)
 
 
 __all__ = [

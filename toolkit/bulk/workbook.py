@@ -276,7 +276,8 @@ def _parse(
     for col in needed:
         if col not in positions:
             problems.append(WorkbookProblem(name, 1, col, None, "missing column"))
-    _structure(book, name, header, problems, covered)
+    if not base:  # the hidden state is written by the export, never edited
+        _structure(book, name, header, problems, covered)
     present = [c for c in sheet.columns if c in positions]
     data = rows[1:]
     n = len(data)

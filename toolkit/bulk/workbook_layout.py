@@ -288,6 +288,18 @@ def readme_lines(info: list[tuple[str, str]]) -> list[tuple[str, str]]:
             '"drop everything". Delete the sheets you do not edit if you like.',
         ),
         (
+            "Long tables",
+            f"A sheet holds at most {SHEET_ROWS:,} rows (spreadsheets stop at "
+            f"{ROW_LIMIT:,}): a longer table continues on 'lists (2)', 'lists (3)', ... "
+            "Keep all its sheets, or delete all of them for no change. A table sheet that "
+            f"reaches row {ROW_LIMIT:,} is refused as possibly cut off.",
+        ),
+        (
+            "Formulas",
+            "Enter values: a formula or merged cells in a table sheet are reported "
+            "when the workbook is read.",
+        ),
+        (
             "Hidden sheets",
             "_base_* keep the exported state (to detect what changed on both "
             "sides since the export), _lists and _refs the drop-down lists and dictionaries, "
