@@ -29,8 +29,8 @@ BID = openpyxl.utils.get_column_letter(COLUMNS["countries"].index("bid") + 1)
 @dataclass(frozen=True)
 class Corruption:
     """A way to break ``exported`` into ``broken``, and where the error must point:
-    ``sheet`` ("" for the whole file), ``row`` and ``column`` (None: any), and words of
-    the message."""
+    ``sheet`` ("" for the whole file), ``row`` (None: any; -1: the sheet's last row) and
+    ``column`` (None: any), and words of the message."""
 
     name: str
     make: Callable[[Path, Path], Path]
@@ -106,6 +106,25 @@ def _rename(old: str, new: str) -> Callable[[openpyxl.Workbook], None]:
     return change
 
 
+def _region(value: str) -> Callable[[openpyxl.Workbook], None]:
+    """A new targets row: region ``value`` for the first exported campaign."""
+
+    def change(book: openpyxl.Workbook) -> None:
+        ws = book["targets"]
+        header = [c.value for c in ws[1]]
+        row = {"campaign_id": book["campaigns"]["A2"].value, "kind": "region", "value": value}
+        ws.append([row.get(h) for h in header])
+
+    return change
+
+
+def _last_row(sheet: str) -> Callable[[Path], int]:
+    def row(path: Path) -> int:
+        return openpyxl.load_workbook(path, read_only=True)[sheet].max_row
+
+    return row
+
+
 OLE2 = bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504)
 CORRUPTIONS = [
     Corruption("truncated zip", _bytes(lambda b: b[: len(b) // 2]), "", None, None, "truncated"),
@@ -123,6 +142,9 @@ CORRUPTIONS = [
     Corruption("nan number", _raw_bid("NaN"), "countries", 2, "bid", "", ("openpyxl",)),
     Corruption("arabic digit", _bid("\u0663"), "countries", 2, "bid", "digits 0-9"),
     Corruption("underscore", _bid("1_000"), "countries", 2, "bid", "not a number"),
+    Corruption(
+        "arabic digit id", _edit(_region("\u0663")), "targets", -1, "value", "not a region id"
+    ),
     Corruption("absurd bid", _bid(1e308), "countries", 2, "bid", "highest bid"),
     Corruption("formula", _edit(_formula), "countries", 5, "bid", "formula"),
     Corruption("merged", _edit(_merge), "countries", 5, "campaign_id", "merged"),
@@ -148,7 +170,14 @@ def client(sandbox: Sandbox) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def exported(client: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return export_workbook(client, tmp_path_factory.mktemp("corrupt") / "account.xlsx")
+    """The workbook of the first campaigns that have 6 country rows (small: quick to edit)."""
+    account = toolkit.load_account(client, progress=False)
+    counts = account.table("countries").groupby("campaign_id").size().cumsum()
+    ids = [int(i) for i in counts.index[: int((counts < 6).sum()) + 1]]
+    assert counts.iloc[len(ids) - 1] >= 6
+    path = export_workbook(account, tmp_path_factory.mktemp("corrupt") / "account.xlsx", ids)
+    assert {"lists", "_base_lists"} <= set(openpyxl.load_workbook(path).sheetnames)
+    return path
 
 
 def api_requests(sandbox: Sandbox) -> int:
@@ -173,12 +202,13 @@ def test_every_corruption_is_a_clear_error_and_sends_nothing(
             try:
                 plan_file(client, path, engine)
             except WorkbookError as exc:
+                row = c.row if c.row != -1 else _last_row(c.sheet)(path)
                 exact = engine not in c.sheet_only
                 hits = [
                     p
                     for p in exc.problems
                     if p.sheet == c.sheet
-                    and (c.row is None or p.row == c.row or not exact)
+                    and (row is None or p.row == row or not exact)
                     and (c.column is None or p.column == c.column or not exact)
                     and c.words in p.message
                 ]

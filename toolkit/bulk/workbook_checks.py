@@ -348,7 +348,7 @@ def _target_value_problem(
         return None if spec.is_cidr(value) else "not an IP address, CIDR or IP range"
     if kind.name == "domain":
         return None if spec.is_domain(value) else "not a domain name"
-    if not (value.isdigit() and value[0] != "0"):
+    if not (value.isascii() and value.isdigit() and value[0] != "0"):
         return f"not a {kind.column} id (a positive integer)"
     known = ctx.ref_ids(kind.column, fmt)
     if known is not None and value not in known:
