@@ -20,6 +20,7 @@ import pytest
 import requests
 
 from toolkit.sandbox import Sandbox, limits
+from toolkit.sandbox.httpserver import MIN_THREADS
 
 from .conftest import Api
 
@@ -329,18 +330,23 @@ def test_a_key_never_appears_in_an_error_answer(sandbox, api):
 # --------------------------------------------------------------------------- the server
 
 
-def test_a_hung_request_does_not_hold_up_the_others(fresh_sandbox):
+def test_hung_requests_do_not_hold_up_the_others(fresh_sandbox):
+    """More held requests than the server starts threads for, a slow client, then one more."""
     sb = fresh_sandbox
     sb.faults.configure({"rules": [{"hang_s": 60, "path": "/api/campaign/balance"}]})
     url = sb.url + "/api/campaign/"
     params = {"api-key": sb.api_keys[0]}
-    hung = threading.Thread(
-        target=lambda: requests.get(url + "balance", params=params, timeout=TIMEOUT_S * 4),
-        daemon=True,
-    )
-    hung.start()
+    answers: list[int] = []
+
+    def held() -> None:
+        r = requests.get(url + "balance", params=params, timeout=TIMEOUT_S * 4)
+        answers.append(r.status_code)
+
+    hung = [threading.Thread(target=held, daemon=True) for _ in range(MIN_THREADS + 4)]
+    for thread in hung:
+        thread.start()
     try:
-        time.sleep(0.2)  # the first request is held by the server
+        time.sleep(0.3)  # the requests are held by the server
         # a slow client too: half a request line on a connection of its own
         slow = socket.create_connection(("127.0.0.1", int(sb.url.rsplit(":", 1)[1])))
         slow.sendall(b"GET /api/campaign/list?api-k")
@@ -356,9 +362,10 @@ def test_a_hung_request_does_not_hold_up_the_others(fresh_sandbox):
         stopped.set()
 
     threading.Thread(target=stop, daemon=True).start()
-    assert stopped.wait(TIMEOUT_S), "stop() did not return while a request was held"
-    hung.join(TIMEOUT_S)
-    assert not hung.is_alive()
+    assert stopped.wait(TIMEOUT_S), "stop() did not return while requests were held"
+    for thread in hung:
+        thread.join(TIMEOUT_S)
+    assert answers == [503] * len(hung)  # each held request answered when the sandbox stopped
 
 
 def test_a_held_request_is_answered_503_when_the_sandbox_stops():

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from toolkit import spec
-from toolkit.sandbox import qs
+from toolkit.sandbox import limits, qs
 from toolkit.sandbox.errors import BadRequest
 
 
@@ -255,3 +255,50 @@ def test_decoder_percent_decodes_and_keeps_plus_as_space():
 def test_decoder_refuses_conflicting_forms(query):
     with pytest.raises(BadRequest):
         qs.decode(query)
+
+
+def test_decoder_reads_raw_and_percent_encoded_utf8_alike():
+    assert qs.decode("q=M%C3%BCnchen&k%C3%BC=1") == {"q": "München", "kü": "1"}
+    assert qs.decode("q=München&kü=1".encode()) == {"q": "München", "kü": "1"}
+
+
+@pytest.mark.parametrize("query", [b"q=M\xfcnchen", b"q=%FC", b"q=%ED%A0%80", b"k\xff=1"])
+def test_decoder_names_the_parameter_that_is_not_utf8(query):
+    with pytest.raises(BadRequest, match=r"not valid UTF-8: parameter '(q|k\\xff)'"):
+        qs.decode(query)
+
+
+def test_decoder_bounds_nesting_and_parameter_count():
+    ok = "a" + "[b]" * (limits.MAX_DEPTH - 1)
+    assert qs.split_key(ok) == ["a"] + ["b"] * (limits.MAX_DEPTH - 1)
+    with pytest.raises(BadRequest, match=f"nested deeper than {limits.MAX_DEPTH} levels"):
+        qs.decode(ok + "[b]=1")
+    with pytest.raises(BadRequest, match="nested deeper than"):
+        qs.decode("a" + "[b]" * 100_000 + "=1")  # refused before any work in its depth
+    assert (
+        len(qs.decode("&".join(f"k{i}=1" for i in range(limits.MAX_PARAMS)))) == limits.MAX_PARAMS
+    )
+    with pytest.raises(BadRequest, match="Too many parameters in the form body: more than"):
+        qs.decode("&".join(["a[]=1"] * (limits.MAX_PARAMS + 1)), "form body")
+
+
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("9223372036854775807", None),
+        ("-9223372036854775808", None),
+        ("9223372036854775808", "from -9223372036854775808 to 9223372036854775807"),
+        ("9" * 5000, "from -9223372036854775808"),
+        (2**63, "an integer of 64 bits"),
+        (1e300, "from -9223372036854775808"),
+        ("١٢", "must be an integer, got"),
+    ],
+)
+def test_integers_are_64_bit(value, message):
+    from toolkit.sandbox.params import to_int
+
+    if message is None:
+        assert to_int(value, "id") == int(value)
+    else:
+        with pytest.raises(BadRequest, match=message):
+            to_int(value, "id")

@@ -104,7 +104,23 @@ class JsonErrorTask(ErrorTask):
 
 
 class Task(WSGITask):
+    """waitress's WSGI task, writing the head and a sized body in one send."""
+
     logger = log
+
+    def write(self, data: bytes) -> None:
+        if self.wrote_header or not self.complete or not data or self.content_length is None:
+            super().write(data)
+            return
+        head = self.build_response_header()
+        self.wrote_header = True
+        if not self.has_body:
+            self.channel.write_soon(head)
+            super().write(data)  # counted and dropped, as waitress does
+            return
+        body = data[: self.content_length]
+        self.content_bytes_written += len(body)
+        self.channel.write_soon(head + body)
 
 
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
