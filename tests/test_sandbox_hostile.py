@@ -213,6 +213,10 @@ def hostile_cases(cid: int) -> list[tuple[str, str, str, bytes, str, int, str]]:
          b"garbage", 400, "multipart"),
         ("multipart truncated", "POST", "/api/creative/update", "multipart/form-data; boundary=b",
          b"--b\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\n12", 400, "multipart"),
+        ("multipart text field of 600 kB", "POST", "/api/creative/create",
+         "multipart/form-data; boundary=b",
+         b'--b\r\nContent-Disposition: form-data; name="name"\r\n\r\n' + b"x" * 600_000
+         + b"\r\n--b--\r\n", 400, "text field over"),
         ("NUL in a JSON string id", "POST", "add-os", js, b'{"id": "1\\u0000", "items": [1]}', 400,
          "must be an integer"),
         ("NUL in a query id", "GET", "item?id=%00", "", b"", 400, "must be an integer"),

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.wrappers import Request, Response
 
 from .. import spec
@@ -231,6 +231,11 @@ class App:
         try:
             form = request.form
             uploads = request.files
+        except RequestEntityTooLarge:
+            raise BadRequest(
+                f"Multipart body too large: a text field over {request.max_form_memory_size}"
+                f" bytes, or more than {MAX_PARAMS} parts"
+            ) from None
         except HTTPException as exc:
             raise BadRequest(f"Malformed multipart body: {exc.description}") from None
         except ValueError as exc:
