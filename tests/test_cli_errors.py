@@ -160,3 +160,30 @@ def test_a_journal_that_cannot_be_opened_is_one_line(cli, tmp_path):
     for journal, words in ((tmp_path, "is a folder"), (not_a_db, "cannot be opened")):
         code, out, err = cli("history", "--journal", str(journal))
         assert code == 2 and words in err and err.strip().count("\n") == 0, err
+
+
+def test_conflicts_are_listed_with_the_command_line_flag(cli, sb, tmp_path):
+    book = tmp_path / "account.xlsx"
+    cli("export", str(book))
+    wb = openpyxl.load_workbook(book)
+    sheet = wb["countries"]
+    header = [c.value for c in sheet[1]]
+    row = sheet[3]
+    cid, code_ = int(row[header.index("campaign_id")].value), row[header.index("country")].value
+    old = float(row[header.index("bid")].value)
+    row[header.index("bid")].value = round(old + 0.05, 4)
+    wb.save(book)
+    client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url)
+    client.targeting.drop(cid, "country", [code_])
+    client.targeting.add(cid, "country", {code_: round(old + 0.07, 4)})
+    try:
+        code, out, err = cli("plan", str(book))
+    finally:
+        client.targeting.drop(cid, "country", [code_])
+        client.targeting.add(cid, "country", {code_: old})
+    assert code == 0, err
+    assert "1 conflict(s) left out" in out and "--prefer desired" in out
+    assert (
+        f"countries {cid}, {code_}: exported {money(old)}, live {money(round(old + 0.07, 4))},"
+        f" yours {money(round(old + 0.05, 4))}"
+    ) in out

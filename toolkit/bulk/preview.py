@@ -383,15 +383,36 @@ def _header(plan: Plan) -> str:
     )
 
 
-def _notes(plan: Plan) -> list[str]:
+def _notes(plan: Plan, most: int = 5) -> list[str]:
+    """Conflicts (the first ``most`` shown) and warnings."""
     lines = []
-    if len(plan.conflicts):
+    n = len(plan.conflicts)
+    if n:
         lines.append(
-            f"{len(plan.conflicts)} conflict(s) left out (live changed since export);"
-            " see plan.conflicts, or plan again with prefer='desired' or 'live'"
+            f"{n} conflict(s) left out (live changed since the export on keys you edited):"
+            " plan again with prefer='desired' (apply your edit) or 'live' (keep live);"
+            " on the command line --prefer desired or --prefer live"
         )
+        for row in plan.conflicts.head(most).itertuples(index=False):
+            key = ", ".join(map(str, row.key)) if isinstance(row.key, tuple) else row.key
+            lines.append(
+                f"  {row.table} {key}: exported {_value(row.base)}, live {_value(row.live)},"
+                f" yours {_value(row.desired)}"
+            )
+        if n > most:
+            lines.append(f"  ... and {n - most} more; see plan.conflicts")
     lines += [f"warning: {w}" for w in plan.warnings]
     return lines
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str) and value == "<absent>":
+        return "absent"
+    if value is True:
+        return "present"
+    if isinstance(value, float) and not value.is_integer():
+        return money(value)
+    return shown(value)
 
 
 def _paired(edits: Sequence[Edit]) -> dict[int, set[int]]:
