@@ -102,6 +102,9 @@ def test_failed_items_show_in_the_result_workbook_and_the_html_view(sb, client, 
     finally:
         sb.faults.clear()
     assert not result.ok
+    text = result.summary(most=2).splitlines()
+    assert text[1].startswith(f"  failed: add subid_black on campaign {ids[0]} badcafe1: ")
+    assert text[3] == f"  ... and {len(ids) - 2} more; see result.to_frame()"
     page = result._repr_html_()
     assert "<table" in page and "not as planned" in page
     assert page.count("badcafe1") == len(ids)

@@ -95,7 +95,9 @@ class ApplyResult:
             }
         )
 
-    def summary(self) -> str:
+    def summary(self, most: int = 10) -> str:
+        """The outcomes counted, the run id, the first ``most`` items that failed or were
+        lost (with the service's message), and the read-back differences."""
         counts = defaultdict(int)
         for o in self.outcomes:
             counts[o.outcome] += 1
@@ -103,6 +105,14 @@ class ApplyResult:
         text = f"Applied: {', '.join(parts) or 'nothing to do'}"
         if self.run_id:
             text += f" (run {self.run_id})"
+        bad = [o for o in self.outcomes if o.outcome in ("failed", "lost")]
+        for o in bad[:most]:
+            item = "" if o.item is None else f" {o.item}"
+            text += f"\n  {o.outcome}: {o.action} {o.target} on campaign {o.campaign_id}{item}" + (
+                f": {o.message}" if o.message else ""
+            )
+        if len(bad) > most:
+            text += f"\n  ... and {len(bad) - most} more; see result.to_frame()"
         if self.differences:
             text += f"\n{len(self.differences)} difference(s) after read-back:\n  " + "\n  ".join(
                 self.differences[:20]
