@@ -187,3 +187,15 @@ def test_conflicts_are_listed_with_the_command_line_flag(cli, sb, tmp_path):
         f"countries {cid}, {code_}: exported {money(old)}, live {money(round(old + 0.07, 4))},"
         f" yours {money(round(old + 0.05, 4))}"
     ) in out
+
+
+@pytest.mark.parametrize("command", ["plan", "apply"])
+def test_a_bad_file_is_reported_before_connecting(cli, monkeypatch, caplog, tmp_path, command):
+    """Without a key, connecting starts the built-in sandbox: a bad file is caught first."""
+    monkeypatch.delenv("CAMPAIGN_API_KEY")
+    monkeypatch.delenv("CAMPAIGN_API_URL")
+    path, _words = bad_inputs(tmp_path)["csv"]
+    with caplog.at_level("INFO"):
+        code, out, err = cli(command, str(path))
+    assert code == 2 and err.count("\n") == 1, err
+    assert "sandbox" not in (out + err + caplog.text).lower()

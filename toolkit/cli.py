@@ -221,12 +221,14 @@ def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
 
 
 def _plan(args: argparse.Namespace) -> int:
+    _workbook_path(args.file)  # before connecting (which may start a sandbox)
     plan = _make_plan(args, _client(args))
     print(plan.summary(max_calls=args.max_calls))
     return 0
 
 
 def _apply(args: argparse.Namespace) -> int:
+    _workbook_path(args.file)
     client = _client(args)
     plan = _make_plan(args, client)
     print(plan.summary(max_calls=args.max_calls))
