@@ -152,6 +152,15 @@ def test_exit_codes_and_unexpected_errors():
     code, message = explain(RuntimeError("boom"))
     assert code == 70 and "--traceback" in message and "boom" in message
     assert set(EXIT_CODES) >= {0, 1, 2, 3, 4, 70, 130}
+    from toolkit.errors import NotFoundError, TransportError, ValidationError
+
+    assert explain(TransportError("connection refused", "campaign.list"))[0] == 4
+    assert explain(NotFoundError("campaign.item", 200, ["Campaign not found"]))[0] == 4
+    assert explain(ValidationError("bad"))[0] == 2
+    assert explain(PermissionError(13, "Permission denied", "/x.xlsx")) == (
+        2,
+        "campaign-toolkit: /x.xlsx: permission denied",
+    )
 
 
 def test_a_journal_that_cannot_be_opened_is_one_line(cli, tmp_path):
