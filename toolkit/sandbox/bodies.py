@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from .errors import BadRequest
-from .limits import MAX_DEPTH
+from .limits import MAX_DEPTH, MAX_PARAMS
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -62,8 +62,10 @@ def _valid(text: str) -> bool:
 
 
 def check_json(value: Any, what: str = "The JSON body", strings: bool = True) -> None:
-    """Refuse nesting deeper than ``MAX_DEPTH`` and (when ``strings``) lone surrogates."""
+    """Refuse nesting deeper than ``MAX_DEPTH``, more than ``MAX_PARAMS`` values in all and
+    (when ``strings``) lone surrogates."""
     stack: list[tuple[Any, int, tuple[Any, ...] | None]] = [(value, 1, None)]
+    count = 0
     while stack:
         node, depth, chain = stack.pop()
         if isinstance(node, dict):
@@ -79,6 +81,9 @@ def check_json(value: Any, what: str = "The JSON body", strings: bool = True) ->
             continue
         if depth > MAX_DEPTH:
             raise BadRequest(f"{what} is nested deeper than {MAX_DEPTH} levels")
+        count += len(node)
+        if count > MAX_PARAMS:
+            raise BadRequest(f"Too many values in {what[0].lower()}{what[1:]}: more than {MAX_PARAMS}")
         for key, child in items:
             if strings and isinstance(key, str) and not _valid(key):
                 raise BadRequest(
