@@ -83,7 +83,8 @@ def check_json(value: Any, what: str = "The JSON body", strings: bool = True) ->
             raise BadRequest(f"{what} is nested deeper than {MAX_DEPTH} levels")
         count += len(node)
         if count > MAX_PARAMS:
-            raise BadRequest(f"Too many values in {what[0].lower()}{what[1:]}: more than {MAX_PARAMS}")
+            where = what[0].lower() + what[1:]
+            raise BadRequest(f"Too many values in {where}: more than {MAX_PARAMS}")
         for key, child in items:
             if strings and isinstance(key, str) and not _valid(key):
                 raise BadRequest(
