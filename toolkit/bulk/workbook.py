@@ -29,6 +29,7 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +229,7 @@ def _parse_parts(
     present = [c for c in sheet.columns if all(c in p.present for p in parsed)]
     df = pd.concat([p.df for p in parsed], ignore_index=True)
     rows = np.concatenate([p.rows + k * PART_STRIDE for k, p in enumerate(parsed)])
-    raw = {c: [v for p in parsed for v in p.raw[c]] for c in present}
+    raw = {c: list(chain.from_iterable(p.raw[c] for p in parsed)) for c in present}
     return _Parsed(df, rows, raw, present)
 
 
