@@ -223,3 +223,19 @@ def test_every_problem_of_a_row_is_reported(client, tmp_path):
         (4, "bid"),
         (5, "bid"),
     ]
+
+
+def test_actions_sheet_is_found_whatever_its_case(client, tmp_path):
+    path = write_template(
+        tmp_path / "case.xlsx",
+        "t",
+        [],
+        [{"action": "add", "target": "subid_black", "campaign": "all", "item": "beadfeed"}],
+    )
+    book = openpyxl.load_workbook(path)
+    book["actions"].title = " Actions"
+    book.save(path)
+    plan = plan_actions(client, path)
+    assert [(c.action, c.target, c.items) for c in plan.calls] == [
+        ("add", "subid_black", ("beadfeed",))
+    ]

@@ -73,18 +73,24 @@ def is_action_workbook(path: str | os.PathLike[str]) -> bool:
     """True when the workbook has an ``actions`` sheet; a file that is not an .xlsx
     workbook raises :class:`~toolkit.errors.WorkbookError`."""
     with Book(path) as book:
-        return SHEET in book.names
+        return _actions_sheet(book.names) is not None
+
+
+def _actions_sheet(names: list[str]) -> str | None:
+    """The ``actions`` sheet, whatever its case and surrounding spaces (``Actions``)."""
+    return next((n for n in names if n.strip().lower() == SHEET), None)
 
 
 def _sheet_rows(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[int]]:
     """The ``actions`` sheet as records (lower-cased headers) and their Excel rows; a
     missing sheet or column, a formula or merged cells raise one WorkbookError."""
     with Book(path) as book:
-        if SHEET not in book.names:
+        name = _actions_sheet(book.names)
+        if name is None:
             problem = WorkbookProblem(SHEET, None, None, None, "missing: no 'actions' sheet")
             raise WorkbookError([problem], str(path))
-        rows = book.rows(SHEET)
-        scan = book.scan(SHEET)
+        rows = book.rows(name)
+        scan = book.scan(name)
     header = [str(c).strip().lower() if not is_empty(c) else "" for c in (rows[0] if rows else [])]
     problems = [
         WorkbookProblem(SHEET, 1, c, None, "missing column") for c in COLUMNS if c not in header
