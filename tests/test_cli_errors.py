@@ -57,8 +57,8 @@ def bad_inputs(tmp_path):
         "csv": (csv, "not an Excel workbook"),
         "missing": (tmp_path / "nowhere.xlsx", "no such file"),
         "folder": (tmp_path, "is a folder"),
-        "renamed csv": (renamed, "not a readable .xlsx workbook"),
-        "empty": (empty, "not a readable .xlsx workbook"),
+        "renamed csv": (renamed, "a CSV or text file, not an .xlsx workbook"),
+        "empty": (empty, "the file is empty"),
     }
 
 

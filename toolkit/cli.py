@@ -11,7 +11,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import ApiError, AuthError, ConfigError, ToolkitError, TransportError
+from .errors import (
+    ApiError,
+    AuthError,
+    ConfigError,
+    ToolkitError,
+    TransportError,
+    WorkbookError,
+)
 
 #: What each exit code means.
 EXIT_CODES: dict[int, str] = {
@@ -181,8 +188,6 @@ def _export(args: argparse.Namespace) -> int:
 
 def _workbook_path(text: str) -> Path:
     """The workbook a command reads: an existing ``.xlsx`` file, or a :class:`CliError`."""
-    import zipfile
-
     path = Path(text)
     if not path.exists():
         raise CliError(f"{text}: no such file")
@@ -193,10 +198,12 @@ def _workbook_path(text: str) -> Path:
             f"{text}: not an Excel workbook; plan and apply read .xlsx files (an exported"
             " account, or an action workbook from templates/); save it as .xlsx"
         )
-    if not zipfile.is_zipfile(path):
-        raise CliError(
-            f"{text}: not a readable .xlsx workbook (empty, truncated or another format)"
-        )
+    from .bulk.workbook_file import check_file
+
+    try:
+        check_file(path)  # says what the file is instead: CSV, .xls, .ods, empty, truncated
+    except WorkbookError as exc:
+        raise CliError(f"{text}: {exc.problems[0].message}") from None
     return path
 
 

@@ -16,22 +16,14 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .. import spec
+from ..frames.account import TABLES
+from .workbook_layout import SHEET_ROWS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .apply import ApplyResult, Outcome
 
-#: The sheets of the result workbook that mirror an edited table, in their order.
-RESULT_SHEETS: tuple[str, ...] = (
-    "campaigns",
-    "countries",
-    "targets",
-    "lists",
-    "bid_rules",
-    "cpa_rules",
-    "creatives",
-)
-#: Data rows per sheet: Excel and LibreOffice show 1,048,576 rows, the header included.
-SHEET_ROWS = 1_048_575
+#: The sheets of the result workbook that mirror an edited table: the account's tables.
+RESULT_SHEETS: tuple[str, ...] = TABLES
 # When one row has several outcomes (a rename and a pause), the worst one is shown.
 _WORST: tuple[str, ...] = ("lost", "failed", "unknown", "restored", "already", "applied")
 
