@@ -11,6 +11,7 @@
     │   ├── AuthError        missing or unknown api-key (HTTP 401)
     │   ├── NotFoundError    a campaign, creative or path the account does not have
     │   └── RateLimitError   HTTP 429 after the retries (``retry_after`` seconds)
+    ├── IncompleteReadError  a part of the live account could not be read, so no plan
     └── WorkbookError        an edited workbook that does not validate: every problem
                              (``WorkbookProblem``) with its sheet, row, column and value
 
@@ -122,6 +123,27 @@ class RateLimitError(ApiError):
         self.retry_after = retry_after
 
 
+class IncompleteReadError(ToolkitError):
+    """A part of the live account could not be read (after the client's retries), so no
+    plan was made from it and nothing was sent.
+
+    ``parts`` names each part that failed and why (``campaign 1000001 (campaign.item: HTTP
+    500)``); the message shows the first five and counts the rest, on one line.
+    """
+
+    SHOWN = 5
+
+    def __init__(self, parts: list[str]) -> None:
+        self.parts = list(parts)
+        shown = "; ".join(self.parts[: self.SHOWN])
+        if len(self.parts) > self.SHOWN:
+            shown += f"; ... and {len(self.parts) - self.SHOWN} more"
+        super().__init__(
+            f"could not read {len(self.parts)} part(s) of the live account, so no plan was"
+            f" made and nothing was sent: {shown}"
+        )
+
+
 class WorkbookProblem(NamedTuple):
     """One bad cell (or missing column) of a workbook: ``row`` is the Excel row number
     (the header is row 1; ``None`` for a whole sheet), ``column`` the header name."""
@@ -186,6 +208,7 @@ __all__ = [
     "ApiError",
     "AuthError",
     "ConfigError",
+    "IncompleteReadError",
     "NotFoundError",
     "RateLimitError",
     "ToolkitError",

@@ -379,11 +379,10 @@ def plan_actions(client: Client, path: str | os.PathLike[str], **options: Any) -
     the rows are then checked against the live account. Campaigns a row leaves out (``set``
     of a country a campaign does not target) are listed in ``plan.warnings``.
     """
-    from ..frames import load_account
-    from .plan import make_plan
+    from .plan import make_plan, read_live
 
     records, numbers = _sheet_rows(path)
-    account = load_account(client, progress=False)
+    account = read_live(client)  # IncompleteReadError when a part could not be read
     actions, warnings = _check(records, numbers, account, str(path))
     plan = make_plan(client, desired_tables(actions, account), live=account, **options)
     if not records:

@@ -46,11 +46,18 @@ class Outcome:
 
 @dataclass
 class ApplyResult:
-    """Every outcome of a run, plus the read-back differences and the journal's run id."""
+    """Every outcome of a run, plus the read-back differences and the journal's run id.
+
+    ``unverified`` holds the outcomes the read-back could not check (their campaign could not
+    be read back after the client's retries; ``read_back_error`` says why): they stay as the
+    service answered the calls, and are neither confirmed nor counted as differences.
+    """
 
     outcomes: list[Outcome] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
     run_id: str | None = None
+    unverified: list[Outcome] = field(default_factory=list)
+    read_back_error: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -113,11 +120,25 @@ class ApplyResult:
             )
         if len(bad) > most:
             text += f"\n  ... and {len(bad) - most} more; see result.to_frame()"
+        if self.unverified:
+            text += "\n" + self.unverified_note()
         if self.differences:
             text += f"\n{len(self.differences)} difference(s) after read-back:\n  " + "\n  ".join(
                 self.differences[:20]
             )
         return text
+
+    def unverified_note(self) -> str:
+        """One line: how many items the read-back could not check, on which campaigns, why."""
+        ids = sorted({o.campaign_id for o in self.unverified})
+        shown = ", ".join(map(str, ids[:10])) + (
+            f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+        )
+        return (
+            f"Not verified: {len(self.unverified)} item(s) on {len(ids)} campaign(s) ({shown}):"
+            f" the read-back failed ({self.read_back_error or 'unknown error'}); their outcomes"
+            " are as the service answered the calls"
+        )
 
     def __repr__(self) -> str:
         return self.summary()
@@ -294,7 +315,9 @@ def apply_plan(
         if book is not None:
             book.record(run_id, result.outcomes)
     if verify:
-        result.differences = verify_outcomes(client, result.outcomes)
+        check = read_back(client, result.outcomes)
+        result.differences, result.unverified = check.differences, check.unverified
+        result.read_back_error = check.error
     if book is not None:
         book.finish_run(run_id, result)
     return result
@@ -359,8 +382,29 @@ def _compensate(
         )
 
 
+@dataclass
+class ReadBack:
+    """What reading the affected campaigns back found: the ``differences`` from the applied
+    outcomes, the outcomes it could not check (``unverified``) and why (``error``)."""
+
+    differences: list[str] = field(default_factory=list)
+    unverified: list[Outcome] = field(default_factory=list)
+    error: str | None = None
+
+
 def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
-    """Read back the affected campaigns; what does not match the applied outcomes."""
+    """Read back the affected campaigns; what does not match the applied outcomes (see
+    :func:`read_back`, which also says what could not be checked)."""
+    return read_back(client, outcomes).differences
+
+
+def read_back(client: Client, outcomes: Iterable[Outcome]) -> ReadBack:
+    """Read back the affected campaigns and compare them with the applied outcomes.
+
+    A failed read never raises: the outcomes of a campaign whose detail or rules could not be
+    read (after the client's retries), and language targets when the dictionaries could not
+    be, are returned as ``unverified`` with the first error, not as differences.
+    """
     from ..frames import load_account
 
     wanted = [
@@ -369,10 +413,31 @@ def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
         if o.outcome in ("applied", "already", "restored")
         and o.target in ("country", "bid_rule", *spec.LISTS, *spec.TARGET_KINDS)
     ]
+    final: dict[tuple[Any, ...], Outcome] = {}
+    for o in wanted:
+        final[(o.target, o.list_type, o.campaign_id, str(o.item))] = o
     ids = sorted({o.campaign_id for o in wanted})
     if not ids:
-        return []
-    live = load_account(client, ids, progress=False)
+        return ReadBack()
+    try:
+        live = load_account(client, ids, progress=False)
+    except ToolkitError as exc:  # AuthError: the key was refused meanwhile
+        return ReadBack([], list(final.values()), " ".join(str(exc).split()))
+    unread: dict[int, str] = {}  # campaign id (-1: the dictionaries) -> why
+    errors: list[str] = []
+    for f in live.failures.itertuples(index=False):
+        message = " ".join(str(f.message).split())
+        if pd.isna(f.campaign_id):
+            if f.operation != "account.dictionaries":
+                continue  # the balance and the creative list are not compared
+            unread[-1] = message
+        else:
+            unread.setdefault(int(f.campaign_id), message)
+        errors.append(message)
+    check = ReadBack()
+    if errors:
+        others = len(set(errors)) - 1
+        check.error = errors[0] + (f"; and {others} other error(s)" if others else "")
     countries = {
         (int(r.campaign_id), r.country): float(r.bid)
         for r in live.table("countries").itertuples(index=False)
@@ -399,17 +464,10 @@ def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
         targets.add(
             (int(r.campaign_id), kind, lt if spec.TARGET_KINDS[kind].typed else None, value)
         )
-    failed = (
-        {(o.target, o.campaign_id) for o in live.failures.itertuples(index=False)}
-        if len(live.failures)
-        else set()
-    )
-    diffs: list[str] = []
-    final: dict[tuple[Any, ...], Outcome] = {}
-    for o in wanted:
-        final[(o.target, o.list_type, o.campaign_id, str(o.item))] = o
+    diffs = check.differences
     for o in final.values():
-        if ("campaign.item", o.campaign_id) in failed:
+        if o.campaign_id in unread or (o.target == "language" and -1 in unread):
+            check.unverified.append(o)
             continue
         present = o.action == "add" or o.outcome == "restored"
         cid, item = o.campaign_id, str(o.item)
@@ -431,7 +489,7 @@ def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
                 f"campaign {cid} {o.target} {item}: expected {state}"
                 + (f" with bid {o.bid}" if present and o.bid is not None else "")
             )
-    return diffs
+    return check
 
 
 # --------------------------------------------------------------------------- result workbook

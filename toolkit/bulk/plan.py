@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .. import spec
+from ..errors import ApiError, AuthError, IncompleteReadError, NotFoundError, TransportError
 from . import preview
 from .calls import STEPS, Call
 from .diff import ABSENT, Change, Conflict, as_map, three_way
@@ -249,9 +250,9 @@ def make_plan(
         base = {**base, "targets": _normalise_targets(base["targets"])}
     scope = _scope(tables, base)
     if live is None:
-        from ..frames import load_account
-
-        live = load_account(client, sorted(scope), progress=False)
+        live = read_live(client, sorted(scope))
+    else:
+        check_complete(live)
     live_tables = {
         name: live.table(name)
         for name in ("campaigns", "countries", "targets", "lists", "bid_rules", "cpa_rules")
@@ -291,6 +292,54 @@ def make_plan(
     )
     check_guards(plan.calls, live_tables, allowed, max_drop_share, max_archive)
     return plan
+
+
+#: Account-wide reads a plan does not use: their failure does not stop planning.
+UNUSED_READS: tuple[str, ...] = ("account.balance",)
+
+
+def read_live(client: Client, campaign_ids: Iterable[int] | None = None) -> Account:
+    """The live account (or its campaigns ``campaign_ids``) to plan against, read whole.
+
+    Raises :class:`~toolkit.errors.IncompleteReadError` when a part a plan needs could not be
+    read after the client's retries (the campaign list, a campaign's detail or rules, the
+    dictionaries, the creative list): a plan built on a partial read would mistake what was
+    not read for what is not there. A campaign the service says does not exist is no failure:
+    the plan skips it with a warning. ``AuthError`` is raised as it is.
+    """
+    from ..frames import load_account
+
+    ids = None if campaign_ids is None else list(campaign_ids)
+    try:
+        live = load_account(client, ids, progress=False)
+    except AuthError:
+        raise
+    except (ApiError, TransportError) as exc:  # the campaign list: the only read not kept
+        raise IncompleteReadError([f"the campaign list ({_one_line(exc)})"]) from exc
+    check_complete(live)
+    return live
+
+
+def check_complete(live: Account) -> None:
+    """Raise :class:`~toolkit.errors.IncompleteReadError` naming each part of ``live`` that a
+    plan needs and that could not be read (``live.failures``), if any."""
+    failures = getattr(live, "failures", None)
+    if failures is None or not len(failures):
+        return
+    parts = []
+    for f in failures.itertuples(index=False):
+        operation, error = str(f.operation), str(f.error)
+        if operation in UNUSED_READS or error == NotFoundError.__name__:
+            continue
+        message = _one_line(f.message)
+        detail = message if message.startswith(operation) else f"{operation}: {message}"
+        parts.append(detail if pd.isna(f.campaign_id) else f"campaign {f.campaign_id} ({detail})")
+    if parts:
+        raise IncompleteReadError(parts)
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split())
 
 
 def _names(campaigns: pd.DataFrame) -> dict[int, str]:
@@ -457,4 +506,4 @@ def plan(
     return make_plan(client, desired, base, **options)
 
 
-__all__ = ["Call", "Plan", "PlanRefused", "make_plan", "plan"]
+__all__ = ["Call", "Plan", "PlanRefused", "check_complete", "make_plan", "plan", "read_live"]
