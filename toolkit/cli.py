@@ -15,6 +15,7 @@ from .errors import (
     ApiError,
     AuthError,
     ConfigError,
+    IncompleteReadError,
     ToolkitError,
     TransportError,
     WorkbookError,
@@ -24,7 +25,8 @@ from .errors import (
 EXIT_CODES: dict[int, str] = {
     0: "done",
     1: "not confirmed: nothing sent",
-    2: "a mistake in the input (arguments, file, workbook, key, address) or a guard refused",
+    2: "a mistake in the input (arguments, file, workbook, key, address), a guard refused, or"
+    " the live account could not be read whole to plan: nothing sent",
     3: "the run had failed items (see the result workbook or the outcomes)",
     4: "the service could not be reached, or answered an error",
     70: "a bug in the toolkit: rerun with --traceback and report it",
@@ -53,6 +55,8 @@ def explain(exc: BaseException) -> tuple[int, str]:
             f"To go ahead anyway, add --allow {exc.guard}"
         )
     if isinstance(exc, (AuthError, ConfigError)):
+        return 2, f"{prefix}{exc}"
+    if isinstance(exc, IncompleteReadError):  # a plan from a partial read: refused, like a guard
         return 2, f"{prefix}{exc}"
     if isinstance(exc, (TransportError, ApiError)):
         return 4, f"{prefix}{exc}"
@@ -335,10 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="campaign-toolkit",
         description="Campaign Management toolkit.",
         epilog="Exit codes: 0 done; 1 not confirmed; 2 a mistake in the input, the workbook,"
-        " the key or the address (the message says what and where), or a guard refused the"
-        " plan; 3 a run with failed items; 4 the service could not be reached or answered an"
-        " error; 70 a bug in the toolkit (rerun with --traceback and report it); 130"
-        " interrupted.",
+        " the key or the address (the message says what and where), a guard refused the"
+        " plan, or a part of the live account could not be read to plan it; 3 a run with"
+        " failed items; 4 the service could not be reached or answered an error; 70 a bug"
+        " in the toolkit (rerun with --traceback and report it); 130 interrupted.",
     )
     parser.add_argument(
         "--traceback", action="store_true", help="show the Python traceback of an error"
