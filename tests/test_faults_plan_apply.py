@@ -121,6 +121,32 @@ def test_a_failed_read_back_leaves_true_outcomes_and_says_what_it_did_not_check(
     assert set(journal.outcomes(result.run_id)["outcome"]) == {"applied"}
 
 
+def test_languages_are_not_verified_when_the_dictionaries_cannot_be_read_back(sb, faults, tmp_path):
+    client = connect(sb)
+    account = toolkit.load_account(client, progress=False)
+    base = {name: account.table(name).copy() for name in TABLES}
+    desired = raise_bids(base, 1)
+    priced = int(desired["countries"]["campaign_id"].iloc[0])
+    cid = next(int(c) for c in base["campaigns"]["id"] if int(c) != priced)
+    targets = base["targets"]
+    taken = set(targets.loc[targets["campaign_id"] == cid, "value"].astype(str))
+    language = next(str(i) for i in account.refs["language"]["id"] if str(i) not in taken)
+    row = pd.DataFrame(
+        [{"campaign_id": cid, "kind": "language", "value": language, "list_type": None}]
+    ).astype({k: v for k, v in targets.dtypes.items() if k != "label"})
+    desired["targets"] = pd.concat([targets, row], ignore_index=True)
+    plan = make_plan(client, desired, base=base)
+    assert {c.target for c in plan.calls} == {"country", "language"}
+    faults.configure({"rules": [{"status": 500, "path": "/api/campaign/list-refs-data"}]})
+    result = plan.apply(client, progress=False, journal=Journal(tmp_path / "journal.db"))
+    faults.clear()
+    assert set(result.to_frame()["outcome"]) == {"applied"} and result.differences == []
+    assert [(o.target, o.campaign_id) for o in result.unverified] == [("language", cid)]
+    assert "account.dictionaries" in result.read_back_error
+    assert not_verified_lines(result.summary()) == [result.unverified_note()]
+    assert make_plan(client, desired, base=base).calls == []  # both edits are live
+
+
 def test_apply_on_the_command_line_writes_its_result_workbook_when_the_read_back_fails(
     sb, faults, cli, tmp_path, monkeypatch
 ):
