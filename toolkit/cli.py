@@ -273,9 +273,13 @@ def _undo(args: argparse.Namespace) -> int:
 
 def _history(args: argparse.Namespace) -> int:
     from .bulk import history
+    from .bulk.journal import open_journal
 
-    runs = history(args.journal or None)
+    book = open_journal(args.journal or None)
+    runs = history(book)
     print(runs.to_string(index=False) if len(runs) else "No runs in the journal.")
+    for line in book.unfinished_note(runs):
+        print(line)
     return 0
 
 

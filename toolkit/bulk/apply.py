@@ -265,8 +265,9 @@ def apply_plan(
     Failed adds of a bid change are compensated (the old bid is added back, ``restored``; if
     that fails too, the item is reported ``lost`` with its old value). With ``verify``, the
     affected campaigns are read back and any difference from the plan's intent is listed.
-    Every call and outcome goes into the journal (``None`` to skip it), for
-    :func:`toolkit.undo`.
+    The journal (``None`` to skip it) is written ahead: each call is committed before it is
+    sent and its outcomes as they arrive, so that :func:`toolkit.undo` and
+    :func:`toolkit.history` work after the client was killed mid-apply.
     """
     from tqdm.auto import tqdm
 
@@ -280,7 +281,10 @@ def apply_plan(
     bar = tqdm(total=len(plan.calls), desc="applying", unit="call", disable=not progress)
     try:
         for seq, call in enumerate(plan.calls):
+            if book is not None:  # write-ahead: journaled before it is sent
+                book.call_sent(run_id, seq, call, _pending(seq, call))
             problems = runner.send(call)
+            answered: list[Outcome] = []
             for cid in call.campaign_ids:
                 per = problems.get(cid, {})
                 for item, bid in _items_of(call):
@@ -291,7 +295,7 @@ def apply_plan(
                         else (per.get("*", ("applied", None)))
                     )
                     previous = _previous(call, cid, item)
-                    result.outcomes.append(
+                    answered.append(
                         Outcome(
                             seq,
                             call.step,
@@ -308,19 +312,64 @@ def apply_plan(
                     )
                     if call.action == "drop" and previous is not None and outcome == "applied":
                         dropped[(call.target, cid, item)] = previous
+            result.outcomes.extend(answered)
+            if book is not None:  # the outcomes as they arrive
+                book.call_answered(run_id, seq, answered)
             bar.update(1)
-        _compensate(runner, result, dropped)
+        known = len(result.outcomes)
+        sender = _JournaledSender(runner, book, run_id, len(plan.calls))
+        _compensate(sender, result, dropped)  # type: ignore[arg-type]
+        if book is not None:
+            book.add_outcomes(run_id, result.outcomes[known:])
     finally:
         bar.close()
-        if book is not None:
-            book.record(run_id, result.outcomes)
     if verify:
         check = read_back(client, result.outcomes)
         result.differences, result.unverified = check.differences, check.unverified
         result.read_back_error = check.error
     if book is not None:
-        book.finish_run(run_id, result)
+        book.finish_run(run_id, result, result.outcomes)
     return result
+
+
+def _pending(seq: int, call: Call) -> list[Outcome]:
+    """The outcomes of a call about to be sent: ``unknown``, with the previous values."""
+    from .journal import PENDING
+
+    return [
+        Outcome(
+            seq,
+            call.step,
+            call.action,
+            call.target,
+            call.list_type,
+            cid,
+            item,
+            bid,
+            "unknown",
+            PENDING,
+            _previous(call, cid, item),
+        )
+        for cid in call.campaign_ids
+        for item, bid in _items_of(call)
+    ]
+
+
+class _JournaledSender:
+    """Sends calls outside the plan (compensations) through a runner, journaling each one
+    before it is sent and its answer after (numbered after the plan's calls)."""
+
+    def __init__(self, runner: _Runner, book: Journal | None, run_id: str | None, first: int):
+        self.runner, self.book, self.run_id, self.seq = runner, book, run_id, first
+
+    def send(self, call: Call) -> dict[int, dict[Any, tuple[str, str | None]]]:
+        seq, self.seq = self.seq, self.seq + 1
+        if self.book is not None:
+            self.book.call_sent(self.run_id, seq, call, kind="compensation")
+        problems = self.runner.send(call)
+        if self.book is not None:
+            self.book.call_answered(self.run_id, seq, [])
+        return problems
 
 
 def _previous(call: Call, cid: int, item: Any) -> Any:

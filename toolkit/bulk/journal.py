@@ -4,6 +4,13 @@ Each run records every call's outcome per campaign and item with the previous va
 :func:`undo` can build the inverse plan: drops for adds, adds (with their old bids) for drops,
 the old settings and work status back. The api-key is never written.
 
+The journal is written ahead: each call is committed (with one ``unknown`` outcome per
+campaign and item, carrying the previous value needed to invert it) before it is sent, and its
+outcomes replace those as soon as the answer arrives. A client killed mid-apply leaves a run
+that :func:`history` shows as ``unfinished`` with how many calls were sent and answered, and
+that :func:`undo` inverts call by call: the ``unknown`` items too, whose inverse is harmless
+when the call never landed (the service answers "already" or "not found", counted as done).
+
 The journal lives in ``$CAMPAIGN_TOOLKIT_JOURNAL``, or ``journal.db`` in the user's data
 directory (``$XDG_DATA_HOME/campaign-toolkit``, by default ``~/.local/share/campaign-toolkit``).
 """
@@ -15,7 +22,8 @@ import os
 import sqlite3
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,7 +64,20 @@ CREATE TABLE IF NOT EXISTS outcomes(
     previous TEXT
 );
 CREATE INDEX IF NOT EXISTS outcomes_run ON outcomes(run_id);
+CREATE TABLE IF NOT EXISTS calls(
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    call TEXT NOT NULL,
+    sent TEXT NOT NULL,
+    answered TEXT,
+    PRIMARY KEY (run_id, seq)
+);
 """
+
+# Outcomes whose call may have changed the account, and so are inverted by undo.
+INVERTED: tuple[str, ...] = ("applied", "unknown")
+PENDING = "sent; no answer recorded (the run was cut off)"
 
 
 def default_path() -> Path:
@@ -76,17 +97,32 @@ class Journal:
             if self.path.is_dir():
                 raise ToolkitError(f"journal {self.path}: is a folder; give a file (journal.db)")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as db:
+            with self._write() as db:
                 db.executescript(SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise ToolkitError(f"journal {self.path}: cannot be opened ({exc})") from None
 
     def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path)
+        db = sqlite3.connect(self.path)
+        # WAL without a sync per commit: a commit survives the death of the process (what the
+        # write-ahead is for) and costs no disk flush per call.
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One committed transaction on a connection of its own, closed after."""
+        db = self._connect()
+        try:
+            with db:
+                yield db
+        finally:
+            db.close()
 
     def start_run(self, client: Client, plan: Plan, undoes: str | None = None) -> str:
         run_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        with self._connect() as db:
+        with self._write() as db:
             db.execute(
                 "INSERT INTO runs(run_id, started, base_url, calls, undoes) VALUES (?,?,?,?,?)",
                 (run_id, _now(), client.base_url, len(plan), undoes),
@@ -94,47 +130,100 @@ class Journal:
         return run_id
 
     def record(self, run_id: str | None, outcomes: Iterable[Outcome]) -> None:
-        rows = [
-            (
-                run_id,
-                o.seq,
-                o.step,
-                o.action,
-                o.target,
-                o.list_type,
-                o.campaign_id,
-                None if o.item is None else str(o.item),
-                o.bid,
-                o.outcome,
-                o.message,
-                None if o.previous is None else json.dumps(o.previous, default=str),
-            )
-            for o in outcomes
-        ]
-        with self._connect() as db:
+        """Replace every outcome of the run with ``outcomes`` (one transaction)."""
+        with self._write() as db:
             db.execute("DELETE FROM outcomes WHERE run_id=?", (run_id,))
-            db.executemany("INSERT INTO outcomes VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            db.executemany(INSERT_OUTCOME, _rows(run_id, outcomes))
 
-    def finish_run(self, run_id: str | None, result: ApplyResult) -> None:
-        with self._connect() as db:
+    def call_sent(
+        self,
+        run_id: str | None,
+        seq: int,
+        call: Call,
+        pending: Iterable[Outcome] = (),
+        kind: str = "plan",
+    ) -> None:
+        """Write ahead, before the call is sent: the call and its ``pending`` outcomes
+        (``unknown``, with the previous values that invert them), committed at once."""
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO calls(run_id, seq, kind, call, sent) VALUES (?,?,?,?,?)",
+                (run_id, seq, kind, json.dumps(_call_record(call), default=str), _now()),
+            )
+            db.executemany(INSERT_OUTCOME, _rows(run_id, pending))
+
+    def call_answered(self, run_id: str | None, seq: int, outcomes: Iterable[Outcome]) -> None:
+        """The call's answer: its outcomes replace the pending ones, committed at once."""
+        with self._write() as db:
+            db.execute("DELETE FROM outcomes WHERE run_id=? AND seq=?", (run_id, seq))
+            db.executemany(INSERT_OUTCOME, _rows(run_id, outcomes))
+            db.execute(
+                "UPDATE calls SET answered=? WHERE run_id=? AND seq=?", (_now(), run_id, seq)
+            )
+
+    def add_outcomes(self, run_id: str | None, outcomes: Iterable[Outcome]) -> None:
+        """Append outcomes (compensations of failed bid changes), committed at once."""
+        with self._write() as db:
+            db.executemany(INSERT_OUTCOME, _rows(run_id, outcomes))
+
+    def finish_run(
+        self,
+        run_id: str | None,
+        result: ApplyResult,
+        outcomes: Iterable[Outcome] | None = None,
+    ) -> None:
+        """Mark the run finished with its summary; with ``outcomes``, they replace the
+        journaled ones in the same transaction (as settled by the read-back)."""
+        with self._write() as db:
+            if outcomes is not None:
+                db.execute("DELETE FROM outcomes WHERE run_id=?", (run_id,))
+                db.executemany(INSERT_OUTCOME, _rows(run_id, outcomes))
             db.execute(
                 "UPDATE runs SET finished=?, summary=? WHERE run_id=?",
                 (_now(), result.summary(), run_id),
             )
 
     def runs(self) -> pd.DataFrame:
-        with self._connect() as db:
+        """One row per run, oldest first: run_id, started, finished, state (``finished`` or
+        ``unfinished``: cut off, or still running), base_url, calls (planned), sent and
+        answered (calls of the plan sent, and those whose answer is journaled; missing for
+        runs journaled before calls were), applied, failed, unknown (outcome counts), undoes."""
+        with closing(self._connect()) as db:
             frame = pd.read_sql_query(
-                "SELECT r.run_id, r.started, r.finished, r.base_url, r.calls, r.undoes,"
-                " sum(o.outcome='applied') AS applied, sum(o.outcome='failed') AS failed"
-                " FROM runs r LEFT JOIN outcomes o ON o.run_id = r.run_id"
-                " GROUP BY r.run_id ORDER BY r.started",
+                "SELECT r.run_id, r.started, r.finished,"
+                " CASE WHEN r.finished IS NULL THEN 'unfinished' ELSE 'finished' END AS state,"
+                " r.base_url, r.calls, c.sent, c.answered,"
+                " coalesce(o.applied, 0) AS applied, coalesce(o.failed, 0) AS failed,"
+                " coalesce(o.unknown, 0) AS unknown, r.undoes"
+                " FROM runs r"
+                " LEFT JOIN (SELECT run_id, count(*) AS sent, count(answered) AS answered"
+                "  FROM calls WHERE kind='plan' GROUP BY run_id) c ON c.run_id = r.run_id"
+                " LEFT JOIN (SELECT run_id, sum(outcome='applied') AS applied,"
+                "  sum(outcome='failed') AS failed, sum(outcome='unknown') AS unknown"
+                "  FROM outcomes GROUP BY run_id) o ON o.run_id = r.run_id"
+                " ORDER BY r.started, r.rowid",
                 db,
             )
+        for name in ("sent", "answered"):
+            frame[name] = frame[name].astype("Int64")
         return frame
 
+    def unfinished_note(self, runs: pd.DataFrame | None = None) -> list[str]:
+        """One line per unfinished run: calls sent of those planned, and answers known."""
+        runs = self.runs() if runs is None else runs
+        lines = []
+        for r in runs[runs["state"] == "unfinished"].itertuples(index=False):
+            sent = 0 if pd.isna(r.sent) else int(r.sent)
+            answered = 0 if pd.isna(r.answered) else int(r.answered)
+            lines.append(
+                f"Run {r.run_id} did not finish: {sent} of {r.calls} call(s) sent, the outcomes"
+                f" of {answered} known ({int(r.unknown)} item(s) unknown); undo it with"
+                f" `campaign-toolkit undo {r.run_id}` (inverts every call sent)"
+            )
+        return lines
+
     def outcomes(self, run_id: str) -> pd.DataFrame:
-        with self._connect() as db:
+        with closing(self._connect()) as db:
             frame = pd.read_sql_query(
                 "SELECT * FROM outcomes WHERE run_id=? ORDER BY rowid", db, params=(run_id,)
             )
@@ -149,6 +238,47 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+INSERT_OUTCOME = "INSERT INTO outcomes VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+
+
+def _rows(run_id: str | None, outcomes: Iterable[Outcome]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            run_id,
+            o.seq,
+            o.step,
+            o.action,
+            o.target,
+            o.list_type,
+            o.campaign_id,
+            None if o.item is None else str(o.item),
+            o.bid,
+            o.outcome,
+            o.message,
+            None if o.previous is None else json.dumps(o.previous, default=str),
+        )
+        for o in outcomes
+    ]
+
+
+def _call_record(call: Call) -> dict[str, Any]:
+    """What a call will change, as JSON: its fields (``previous``'s keys as text)."""
+    return {
+        "step": call.step,
+        "action": call.action,
+        "target": call.target,
+        "campaign_ids": list(call.campaign_ids),
+        "items": list(call.items),
+        "bids": None if call.bids is None else dict(call.bids),
+        "bid": call.bid,
+        "list_type": call.list_type,
+        "params": None if call.params is None else dict(call.params),
+        "previous": None
+        if call.previous is None
+        else {str(k): v for k, v in call.previous.items()},
+    }
+
+
 def open_journal(journal: Journal | str | os.PathLike[str] | None) -> Journal:
     if isinstance(journal, Journal):
         return journal
@@ -158,14 +288,16 @@ def open_journal(journal: Journal | str | os.PathLike[str] | None) -> Journal:
 
 
 def history(journal: Journal | str | None = None) -> pd.DataFrame:
-    """Runs in the journal, oldest first: run id, times, calls, applied and failed counts."""
+    """Runs in the journal, oldest first: run id, times, state (``finished`` or
+    ``unfinished``), calls planned, sent and answered, applied, failed and unknown counts."""
     return open_journal(journal).runs()
 
 
 def inverse_plan(outcomes: pd.DataFrame) -> Plan:
-    """The plan that undoes the applied outcomes of one run (latest first)."""
+    """The plan that undoes one run: the inverse of each applied outcome, and of each
+    ``unknown`` one (sent, fate not known: its inverse is harmless if it never landed)."""
     calls: list[Call] = []
-    applied = outcomes[outcomes["outcome"].isin(["applied"])]
+    applied = outcomes[outcomes["outcome"].isin(INVERTED)]
     grouped: dict[tuple[Any, ...], dict[int, dict[str, Any]]] = defaultdict(
         lambda: defaultdict(dict)
     )
