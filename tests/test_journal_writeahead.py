@@ -1,0 +1,229 @@
+"""The journal is written ahead: a call is journaled before it is sent and its outcomes as they
+arrive, so that ``history`` and ``undo`` work after the client was killed mid-apply.
+
+Real HTTP against sandboxes of the tests' own; the sandbox's hang faults on the write paths
+hold each call long enough to look at the journal while it is in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+
+import toolkit
+from toolkit.bulk import Journal, make_plan
+from toolkit.sandbox import Sandbox
+
+TABLES = {
+    "campaigns": ["id", "name", "note", "work_status"],
+    "countries": ["campaign_id", "country", "bid"],
+    "lists": ["campaign_id", "list", "item"],
+    "targets": ["campaign_id", "kind", "value", "list_type"],
+    "bid_rules": ["campaign_id", "item", "bid"],
+}
+WRITES = ("/api/campaign/add-", "/api/campaign/drop-", "/api/campaign/update")
+
+
+def hold_writes(sb: Sandbox, seconds: float) -> None:
+    """Every write call waits ``seconds`` in the sandbox before it is carried out."""
+    sb.faults.configure({"rules": [{"hang_s": seconds, "path": p} for p in WRITES]})
+
+
+def snapshot(client, ids=None) -> dict[str, pd.DataFrame]:
+    account = toolkit.load_account(client, ids, progress=False)
+    assert account.failures.empty, account.failures
+    out = {}
+    for name, cols in TABLES.items():
+        frame = account.table(name)[cols].astype(str)
+        out[name] = frame.sort_values(cols).reset_index(drop=True)
+    return out
+
+
+def journal_counts(path: Path) -> tuple[int, int]:
+    """Calls of the plan sent, and answered, read from a connection of the test's own."""
+    if not path.exists():
+        return 0, 0
+    db = sqlite3.connect(path, timeout=5)
+    try:
+        row = db.execute("SELECT count(*), count(answered) FROM calls WHERE kind='plan'").fetchone()
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return 0, 0
+    finally:
+        db.close()
+    return int(row[0]), int(row[1])
+
+
+def writes_answered(sb: Sandbox) -> int:
+    return sum(n for key, n in sb.stats().items() if any(p in key for p in WRITES))
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "toolkit.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "CAMPAIGN_TOOLKIT_CONFIG": "/nonexistent/config.toml"},
+    )
+
+
+# A client that plans and applies: a note on 3 campaigns, a new subId on every campaign and a
+# different bid on each campaign's first country (a drop and an add each).
+APPLY = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+
+    import pandas as pd
+
+    import toolkit
+    from toolkit.bulk import make_plan
+
+    url, key_file, journal = sys.argv[1:4]
+    client = toolkit.connect(api_key=Path(key_file).read_text().strip(), base_url=url)
+    account = toolkit.load_account(client, progress=False)
+    base = {n: account.table(n).copy() for n in ("campaigns", "countries", "lists")}
+    campaigns = base["campaigns"].copy()
+    campaigns.loc[campaigns.index[:3], "note"] = "cut off mid-apply"
+    countries = base["countries"].copy()
+    for k, row in enumerate(countries.groupby("campaign_id").head(1).index):
+        countries.loc[row, "bid"] = round(float(countries.loc[row, "bid"]) + 0.01 * (k + 1), 4)
+    lists = base["lists"].copy()
+    new = [
+        {"campaign_id": cid, "list": "subid_black", "item": f"{int(cid):08x}"}
+        for cid in campaigns["id"]
+    ]
+    lists = pd.concat([lists, pd.DataFrame(new)], ignore_index=True)
+    desired = {"campaigns": campaigns, "countries": countries, "lists": lists}
+    plan = make_plan(client, desired, base=base)
+    print(len(plan), flush=True)
+    plan.apply(client, progress=False, journal=journal)
+    """
+)
+
+
+def test_a_client_killed_mid_apply_shows_unfinished_and_undo_restores_exactly(tmp_path):
+    journal = tmp_path / "journal.db"
+    with Sandbox(campaigns=8, seed=11, accounts=1) as sb:
+        key_file = tmp_path / "key"
+        key_file.write_text(sb.api_keys[0])
+        client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url)
+        before = snapshot(client)
+        script = tmp_path / "apply.py"
+        script.write_text(APPLY)
+        hold_writes(sb, 0.25)
+        proc = subprocess.Popen(
+            [sys.executable, str(script), sb.url, str(key_file), str(journal)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            planned = int(proc.stdout.readline())  # the plan is built; apply starts
+            assert planned >= 12
+            for _ in range(1500):  # at most ~30 s
+                sent, _answered = journal_counts(journal)
+                if sent >= planned // 2 or proc.poll() is not None:
+                    break
+                time.sleep(0.02)
+            assert proc.poll() is None, proc.stderr.read()  # still applying
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=30)
+        sent, answered = journal_counts(journal)
+        assert planned // 2 <= sent < planned and answered <= sent
+        for _ in range(500):  # a call held by the sandbox lands after the client died
+            if writes_answered(sb) >= sent:
+                break
+            time.sleep(0.02)
+        assert writes_answered(sb) == sent  # no call reached the sandbox unjournaled
+        sb.faults.clear()
+        changed = snapshot(client)
+        assert any(not changed[n].equals(before[n]) for n in TABLES)  # the run changed things
+
+        runs = toolkit.history(journal)
+        assert len(runs) == 1
+        run = runs.iloc[0]
+        assert run["state"] == "unfinished" and pd.isna(run["finished"])
+        assert (run["calls"], run["sent"], run["answered"]) == (planned, sent, answered)
+        shown = cli("history", "--journal", str(journal))
+        assert shown.returncode == 0, shown.stderr
+        line = re.search(
+            r"Run (\S+) did not finish: (\d+) of (\d+) call\(s\) sent.*?of (\d+) ", shown.stdout
+        )
+        assert line, shown.stdout
+        assert line.groups() == (run["run_id"], str(sent), str(planned), str(answered))
+
+        undone = cli(
+            "undo",
+            run["run_id"],
+            "--yes",
+            "--journal",
+            str(journal),
+            "--base-url",
+            sb.url,
+            "--api-key-file",
+            str(key_file),
+        )
+        assert undone.returncode == 0, undone.stdout + undone.stderr
+        after = snapshot(client)
+        for name in TABLES:
+            pd.testing.assert_frame_equal(after[name], before[name], obj=name)
+        runs = toolkit.history(journal)
+        assert list(runs["state"]) == ["unfinished", "finished"]
+
+
+def test_the_call_is_in_the_journal_before_the_sandbox_carries_it_out(tmp_path):
+    with Sandbox(campaigns=3, seed=5, accounts=1) as sb:
+        client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url)
+        account = toolkit.load_account(client, progress=False)
+        base = {"lists": account.table("lists").copy()}
+        cid = int(account.table("campaigns")["id"].iloc[0])
+        row = pd.DataFrame([{"campaign_id": cid, "list": "subid_black", "item": "c0ffee42"}])
+        desired = {"lists": pd.concat([base["lists"], row], ignore_index=True)}
+        plan = make_plan(client, desired, base=base, live=account)
+        assert len(plan) == 1
+        journal = Journal(tmp_path / "journal.db")
+        hold_writes(sb, 3)
+        results = []
+        worker = threading.Thread(
+            target=lambda: results.append(plan.apply(client, progress=False, journal=journal))
+        )
+        worker.start()
+        try:
+            for _ in range(1000):  # at most ~20 s
+                if journal_counts(journal.path)[0]:
+                    break
+                time.sleep(0.02)
+            # the call is journaled and unanswered, the sandbox holds it: not carried out
+            db = sqlite3.connect(journal.path)
+            calls = db.execute("SELECT call, answered FROM calls").fetchall()
+            pending = db.execute("SELECT action, target, item, outcome FROM outcomes").fetchall()
+            db.close()
+            assert "c0ffee42" not in client.lists.get(cid, "subid_black")
+            assert writes_answered(sb) == 0
+        finally:
+            worker.join(60)
+        assert len(calls) == 1 and calls[0][1] is None and "c0ffee42" in calls[0][0]
+        assert pending == [("add", "subid_black", "c0ffee42", "unknown")]
+        # the answer replaced the pending outcome, and the run finished
+        (result,) = results
+        assert [o.outcome for o in result.outcomes] == ["applied"]
+        assert journal.outcomes(result.run_id)["outcome"].tolist() == ["applied"]
+        run = journal.runs().iloc[0]
+        assert (run["state"], run["sent"], run["answered"]) == ("finished", 1, 1)
+        assert "c0ffee42" in client.lists.get(cid, "subid_black")
