@@ -180,6 +180,7 @@ def test_a_client_killed_mid_apply_shows_unfinished_and_undo_restores_exactly(tm
             str(key_file),
         )
         assert undone.returncode == 0, undone.stdout + undone.stderr
+        assert f"Run {run['run_id']} did not finish: {sent} of {planned}" in undone.stdout
         after = snapshot(client)
         for name in TABLES:
             pd.testing.assert_frame_equal(after[name], before[name], obj=name)

@@ -261,12 +261,17 @@ def _apply(args: argparse.Namespace) -> int:
 
 def _undo(args: argparse.Namespace) -> int:
     from .bulk import undo
+    from .bulk.journal import open_journal
 
+    book = open_journal(args.journal or None)
+    runs = book.runs()
+    for line in book.unfinished_note(runs[runs["run_id"] == args.run], advice=False):
+        print(line + "; every call sent is inverted")
     client = _client(args)
     if not _ask(f"Undo run {args.run}?", args.yes):
         print("Nothing sent.")
         return 1
-    result = undo(client, args.run, journal=args.journal or None)
+    result = undo(client, args.run, journal=book)
     print(result.summary())
     return 0 if result.ok else 3
 

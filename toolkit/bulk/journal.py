@@ -208,18 +208,23 @@ class Journal:
             frame[name] = frame[name].astype("Int64")
         return frame
 
-    def unfinished_note(self, runs: pd.DataFrame | None = None) -> list[str]:
-        """One line per unfinished run: calls sent of those planned, and answers known."""
+    def unfinished_note(self, runs: pd.DataFrame | None = None, advice: bool = True) -> list[str]:
+        """One line per unfinished run of ``runs`` (by default all): calls sent of those
+        planned, and answers known; with ``advice``, the command that undoes it."""
         runs = self.runs() if runs is None else runs
         lines = []
         for r in runs[runs["state"] == "unfinished"].itertuples(index=False):
             sent = 0 if pd.isna(r.sent) else int(r.sent)
             answered = 0 if pd.isna(r.answered) else int(r.answered)
-            lines.append(
+            line = (
                 f"Run {r.run_id} did not finish: {sent} of {r.calls} call(s) sent, the outcomes"
-                f" of {answered} known ({int(r.unknown)} item(s) unknown); undo it with"
-                f" `campaign-toolkit undo {r.run_id}` (inverts every call sent)"
+                f" of {answered} known ({int(r.unknown)} item(s) unknown)"
             )
+            if advice:
+                line += (
+                    f"; undo it with `campaign-toolkit undo {r.run_id}` (inverts every call sent)"
+                )
+            lines.append(line)
         return lines
 
     def outcomes(self, run_id: str) -> pd.DataFrame:
