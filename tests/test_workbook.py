@@ -113,11 +113,12 @@ def test_only_loaded_tables_get_a_sheet(account: Account, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_formula_like_strings_stay_text(account: Account, tmp_path: Path, engine: str) -> None:
-    tricky = ["=1+1", "@x", "+49 30", "-5", "\tindented", "\rcarriage", "=HYPERLINK(\"x\")"]
+    tricky = ["=1+1", "@x", "+49 30", "-5", "\tindented", "\rcarriage", '=HYPERLINK("x")']
     campaigns = account.campaigns.copy()
     campaigns.loc[: len(tricky) - 1, "note"] = tricky
-    path = export_workbook(dataclasses.replace(account, campaigns=campaigns),
-                           tmp_path / "formulas.xlsx")
+    path = export_workbook(
+        dataclasses.replace(account, campaigns=campaigns), tmp_path / "formulas.xlsx"
+    )
     ws = openpyxl.load_workbook(path)["campaigns"]
     col = header(ws)["note"]
     for row, text in enumerate(tricky, start=2):
@@ -132,12 +133,23 @@ def test_formula_like_strings_stay_text(account: Account, tmp_path: Path, engine
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_awkward_text_round_trips(account: Account, tmp_path: Path, engine: str) -> None:
-    awkward = ["a_x0041_b", "_x005F_", "\x01ctl\x1f", " lead", "trail ", "two\nlines",
-               "cr\r\nlf", "<b>&amp;</b>", "emoji \U0001F600", "\u00a0nbsp"]
+    awkward = [
+        "a_x0041_b",
+        "_x005F_",
+        "\x01ctl\x1f",
+        " lead",
+        "trail ",
+        "two\nlines",
+        "cr\r\nlf",
+        "<b>&amp;</b>",
+        "emoji \U0001f600",
+        "\u00a0nbsp",
+    ]
     campaigns = account.campaigns.copy()
     campaigns.loc[: len(awkward) - 1, "name"] = awkward
-    path = export_workbook(dataclasses.replace(account, campaigns=campaigns),
-                           tmp_path / "awkward.xlsx")
+    path = export_workbook(
+        dataclasses.replace(account, campaigns=campaigns), tmp_path / "awkward.xlsx"
+    )
     names = read_workbook(path, engine=engine).desired["campaigns"]["name"]
     assert names.iloc[: len(awkward)].tolist() == awkward
 
@@ -145,8 +157,12 @@ def test_awkward_text_round_trips(account: Account, tmp_path: Path, engine: str)
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
 def test_saved_by_libreoffice(account: Account, exported: Path, tmp_path: Path) -> None:
     out = tmp_path / "lo"
-    subprocess.run(["soffice", "--headless", "--convert-to", "xlsx", "--outdir", str(out),
-                    str(exported)], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        ["soffice", "--headless", "--convert-to", "xlsx", "--outdir", str(out), str(exported)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     tables = read_workbook(out / exported.name)
     for name in TABLES:
         pd.testing.assert_frame_equal(tables.desired[name], shown(account, name))
@@ -225,9 +241,17 @@ def test_edits_are_read(exported: Path, account: Account, tmp_path: Path) -> Non
         lists.append([pops, "Source_Black", 123456])
         rules = wb["cpa_rules"]
         c = header(rules)
-        rules.append({c["campaign_id"]: pops, c["type"]: "sum", c["cond"]: "greater",
-                      c["amount"]: 10, c["lead_type"]: "lead", c["lead_cond"]: "less",
-                      c["lead_amount"]: 1})
+        rules.append(
+            {
+                c["campaign_id"]: pops,
+                c["type"]: "sum",
+                c["cond"]: "greater",
+                c["amount"]: 10,
+                c["lead_type"]: "lead",
+                c["lead_cond"]: "less",
+                c["lead_amount"]: 1,
+            }
+        )
 
     tables = read_workbook(edit(exported, tmp_path / "edited.xlsx", change))
     countries = tables.desired["countries"]
@@ -258,14 +282,17 @@ def test_deleted_sheet_means_no_change(exported: Path, tmp_path: Path) -> None:
 
 def test_workbook_without_state(tmp_path: Path) -> None:
     path = tmp_path / "action.xlsx"
-    rows = pd.DataFrame({"campaign_id": [7, 7], "list": ["subid_black", "source_white"],
-                         "item": ["ab12", "99"]})
+    rows = pd.DataFrame(
+        {"campaign_id": [7, 7], "list": ["subid_black", "source_white"], "item": ["ab12", "99"]}
+    )
     rows.to_excel(path, sheet_name="lists", index=False)
     tables = read_workbook(path)
     assert tables.base == {} and not tables.has_base
     assert tables.missing == set(TABLES) - {"lists"}
-    expected = frame("lists", {"campaign_id": [7, 7], "list": ["subid_black", "source_white"],
-                               "item": ["ab12", "99"]})
+    expected = frame(
+        "lists",
+        {"campaign_id": [7, 7], "list": ["subid_black", "source_white"], "item": ["ab12", "99"]},
+    )
     pd.testing.assert_frame_equal(tables.desired["lists"], expected)
 
 
@@ -282,14 +309,20 @@ def test_every_problem_is_listed(exported: Path, account: Account, tmp_path: Pat
         ws.cell(row=2, column=c["country"], value="XX")
         ws.cell(row=3, column=c["bid"], value="abc")
         ws.cell(row=5, column=c["country_name"], value="Atlantis")
-        expected.update({("countries", 2, "country", "XX"), ("countries", 3, "bid", "abc"),
-                         ("countries", 5, "country_name", "Atlantis")})
+        expected.update(
+            {
+                ("countries", 2, "country", "XX"),
+                ("countries", 3, "bid", "abc"),
+                ("countries", 5, "country_name", "Atlantis"),
+            }
+        )
         dup = [cell.value for cell in ws[4]]
         ws.append(dup)
         expected.add(("countries", ws.max_row, "country", dup[c["country"] - 1]))
         ws.append({c["campaign_id"]: 999, c["country"]: "FR", c["bid"]: -1})
-        expected.update({("countries", ws.max_row, "campaign_id", 999),
-                         ("countries", ws.max_row, "bid", -1)})
+        expected.update(
+            {("countries", ws.max_row, "campaign_id", 999), ("countries", ws.max_row, "bid", -1)}
+        )
         targets = wb["targets"]
         t = header(targets)
         targets.append({t["campaign_id"]: pops, t["kind"]: "subs_age", t["value"]: "1"})
@@ -308,8 +341,13 @@ def test_every_problem_is_listed(exported: Path, account: Account, tmp_path: Pat
         creatives.cell(row=2, column=k["title"], value="t" * 66)
         creatives.cell(row=3, column=k["text"], value="x" * 161)
         creatives.cell(row=4, column=k["work_status"], value="Running")
-        expected.update({("creatives", 2, "title", "t" * 66), ("creatives", 3, "text", "x" * 161),
-                         ("creatives", 4, "work_status", "Running")})
+        expected.update(
+            {
+                ("creatives", 2, "title", "t" * 66),
+                ("creatives", 3, "text", "x" * 161),
+                ("creatives", 4, "work_status", "Running"),
+            }
+        )
         campaigns = wb["campaigns"]
         m = header(campaigns)
         campaigns.cell(row=2, column=m["name"]).value = None
@@ -334,10 +372,25 @@ def test_every_problem_is_listed(exported: Path, account: Account, tmp_path: Pat
 def test_exported_rows_are_taken_as_they_are(tmp_path: Path) -> None:
     """Odd values the service returned are not refused on reading (only edits are checked)."""
     account = Account(
-        campaigns=frame("campaigns", {"id": [1], "name": ["a"], "ad_format": ["push"],
-                                      "work_status": ["Paused"], "limit_click": [5]}),
-        targets=frame("targets", {"campaign_id": [1], "kind": ["domain"],
-                                  "value": ["example.com"], "list_type": ["black"]}),
+        campaigns=frame(
+            "campaigns",
+            {
+                "id": [1],
+                "name": ["a"],
+                "ad_format": ["push"],
+                "work_status": ["Paused"],
+                "limit_click": [5],
+            },
+        ),
+        targets=frame(
+            "targets",
+            {
+                "campaign_id": [1],
+                "kind": ["domain"],
+                "value": ["example.com"],
+                "list_type": ["black"],
+            },
+        ),
         lists=frame("lists", {"campaign_id": [1], "list": ["subid_black"], "item": ["not hex"]}),
     )
     path = export_workbook(account, tmp_path / "odd.xlsx")
@@ -380,28 +433,42 @@ _text = st.text(
 ).filter(lambda s: s.strip() != "")
 
 
-@settings(max_examples=15, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     names=st.lists(_text, min_size=1, max_size=4),
     notes=st.lists(st.one_of(st.none(), _text), min_size=4, max_size=4),
-    bids=st.lists(st.floats(min_value=1e-9, max_value=1e6, allow_nan=False), min_size=1,
-                  max_size=4),
+    bids=st.lists(
+        st.floats(min_value=1e-9, max_value=1e6, allow_nan=False), min_size=1, max_size=4
+    ),
 )
-def test_values_round_trip(tmp_path: Path, names: list[str], notes: list[str | None],
-                           bids: list[float]) -> None:
+def test_values_round_trip(
+    tmp_path: Path, names: list[str], notes: list[str | None], bids: list[float]
+) -> None:
     n = len(names)
     ids = list(range(1, n + 1))
     account = Account(
-        campaigns=frame("campaigns", {
-            "id": ids, "name": names, "ad_format": ["push"] * n, "work_status": ["Paused"] * n,
-            "note": notes[:n], "t_created": [pd.Timestamp("2026-01-02 03:04:05.678", tz="UTC")] * n,
-            "limit_sum": bids[:1] * n,
-        }),
-        countries=frame("countries", {
-            "campaign_id": [1] * len(bids), "country": list(spec_countries(len(bids))),
-            "bid": bids,
-        }),
+        campaigns=frame(
+            "campaigns",
+            {
+                "id": ids,
+                "name": names,
+                "ad_format": ["push"] * n,
+                "work_status": ["Paused"] * n,
+                "note": notes[:n],
+                "t_created": [pd.Timestamp("2026-01-02 03:04:05.678", tz="UTC")] * n,
+                "limit_sum": bids[:1] * n,
+            },
+        ),
+        countries=frame(
+            "countries",
+            {
+                "campaign_id": [1] * len(bids),
+                "country": list(spec_countries(len(bids))),
+                "bid": bids,
+            },
+        ),
     )
     path = export_workbook(account, tmp_path / "prop.xlsx")
     for engine in ENGINES:
@@ -417,9 +484,14 @@ def spec_countries(n: int) -> list[str]:
 
 def test_spec_vocabulary_is_in_the_drop_downs(exported: Path) -> None:
     ws = openpyxl.load_workbook(exported)["_lists"]
-    lists = {ws.cell(row=1, column=c).value: [v for (v,) in ws.iter_rows(
-        min_row=2, min_col=c, max_col=c, values_only=True) if v is not None]
-        for c in range(1, ws.max_column + 1)}
+    lists = {
+        ws.cell(row=1, column=c).value: [
+            v
+            for (v,) in ws.iter_rows(min_row=2, min_col=c, max_col=c, values_only=True)
+            if v is not None
+        ]
+        for c in range(1, ws.max_column + 1)
+    }
     assert lists["kind"] == [k.column for k in spec.TARGET_KINDS.values() if k.name != "country"]
     assert lists["work_status"] == list(spec.WORK_STATUSES)
     assert "US" in lists["country"] and len(lists["country"]) >= 249

@@ -33,8 +33,11 @@ def run(sb: Sandbox, client: toolkit.Client, label: str, items_for) -> None:  # 
     account = load_account(client, progress=False)
     lists = account.table("lists")
     ids = [int(i) for i in account.table("campaigns")["id"]]
-    rows = [{"campaign_id": c, "list": "subid_black", "item": item}
-            for c in ids for item in items_for(c)]
+    rows = [
+        {"campaign_id": c, "list": "subid_black", "item": item}
+        for c in ids
+        for item in items_for(c)
+    ]
     extra = pd.DataFrame(rows, columns=lists.columns).astype(lists.dtypes.to_dict())
     desired = {"lists": pd.concat([lists, extra], ignore_index=True)}
     started = time.perf_counter()
@@ -49,9 +52,11 @@ def run(sb: Sandbox, client: toolkit.Client, label: str, items_for) -> None:  # 
     bound = math.ceil(len(ids) / per_call)
     print(f"{label}: {len(rows):,} items in {len(ids):,} campaigns")
     print(f"  plan: {len(plan)} call(s) before chunking, planned in {plan_s:.2f} s")
-    print(f"  HTTP requests sent: {sent} (baseline, one per campaign: {len(ids)}; "
-          f"{len(ids) / max(sent, 1):.0f}x fewer); shared-case bound ceil({len(ids)}/{per_call})"
-          f" = {bound}")
+    print(
+        f"  HTTP requests sent: {sent} (baseline, one per campaign: {len(ids)}; "
+        f"{len(ids) / max(sent, 1):.0f}x fewer); shared-case bound ceil({len(ids)}/{per_call})"
+        f" = {bound}"
+    )
     print(f"  applied in {apply_s:.2f} s: {result.summary().splitlines()[0]}")
 
 

@@ -102,9 +102,7 @@ def main() -> None:
         t_read, tables = best(lambda: read_workbook(ours), args.repeat)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the notice about pandas' next default reader
-            t_read_excel, _ = best(
-                lambda: pd.read_excel(theirs, sheet_name="lists"), args.repeat
-            )
+            t_read_excel, _ = best(lambda: pd.read_excel(theirs, sheet_name="lists"), args.repeat)
             t_read_calamine = None
             if reader != "calamine":  # pandas' announced next default reader, for reference
                 t_read_calamine, _ = best(
@@ -123,8 +121,10 @@ def main() -> None:
     print(f"read_workbook     {t_read:7.2f} s  (both sheets, checked, declared dtypes)")
     print(f"read_excel        {t_read_excel:7.2f} s")
     if t_read_calamine is not None:
-        print(f"read_excel(engine='calamine') {t_read_calamine:.2f} s (one sheet, no checks; "
-              f"for reference)")
+        print(
+            f"read_excel(engine='calamine') {t_read_calamine:.2f} s (one sheet, no checks; "
+            f"for reference)"
+        )
     export_ratio = t_to_excel / t_export
     read_ratio = t_read_excel / t_read
     print(f"export: {export_ratio:.1f}x faster than to_excel (target >= 2x)")
