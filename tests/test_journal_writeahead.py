@@ -276,3 +276,43 @@ def test_undo_of_calls_journaled_but_never_carried_out_changes_nothing(tmp_path)
         after = snapshot(client)
         for name in TABLES:
             pd.testing.assert_frame_equal(after[name], before[name], obj=name)
+
+
+def _rules_of(client, cid: int) -> list[tuple]:
+    fields = ("type", "cond", "amount", "lead_type", "lead_cond", "lead_amount")
+    return sorted(tuple(r[f] for f in fields) for r in client.cpa_rules.list(cid))
+
+
+def test_undo_restores_dropped_cpa_rules_once_and_never_duplicates_a_cut_off_drop(tmp_path):
+    """Undo of a drop of several CPA rules re-adds each rule once; a drop journaled but cut
+    off before it landed re-adds nothing (the rules are still live: a re-add would double
+    them)."""
+    with Sandbox(campaigns=20, seed=3, accounts=1) as sb:
+        client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url)
+        rules = toolkit.load_account(client, progress=False).table("cpa_rules")
+        sizes = rules.groupby(rules["campaign_id"].astype(int)).size()
+        assert sizes.max() >= 2, "the seeded account should have a campaign with 2+ CPA rules"
+        cid = int(sizes.idxmax())
+        before = _rules_of(client, cid)
+        desired = {"cpa_rules": rules[rules["campaign_id"] != cid]}
+        plan = make_plan(client, desired, {"cpa_rules": rules}, allow=("drop_share",))
+        journal = Journal(tmp_path / "journal.db")
+        applied = plan.apply(client, journal=journal, progress=False)
+        assert applied.ok and _rules_of(client, cid) == []
+        undone = undo(client, applied.run_id, journal=journal, progress=False)
+        assert undone.ok, undone.summary()
+        assert _rules_of(client, cid) == before
+
+        # the same drop, journaled as sent but never carried out
+        live = toolkit.load_account(client, progress=False).table("cpa_rules")
+        again = make_plan(
+            client,
+            {"cpa_rules": live[live["campaign_id"] != cid]},
+            {"cpa_rules": live},
+            allow=("drop_share",),
+        )
+        run_id = journal.start_run(client, again)
+        for seq, call in enumerate(again.calls):
+            journal.call_sent(run_id, seq, call, _pending(seq, call))
+        undo(client, run_id, journal=journal, progress=False)
+        assert _rules_of(client, cid) == before

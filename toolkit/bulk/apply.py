@@ -383,7 +383,11 @@ def _previous(call: Call, cid: int, item: Any) -> Any:
     if call.target == "campaign":
         return prev.get(cid) if call.action != "update" else dict(prev)
     if call.target == "cpa_rule":
-        return prev.get("rules")
+        rules = prev.get("rules") or []
+        if call.action == "drop":  # each dropped rule's outcome holds that rule only
+            own = [r for r in rules if r.get("id") is not None and str(r["id"]) == str(item)]
+            return own or rules
+        return rules
     if call.target == "creative":
         return prev.get(item)
     return None

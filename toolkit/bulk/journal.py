@@ -335,7 +335,8 @@ def inverse_plan(outcomes: pd.DataFrame) -> Plan:
                         "add",
                         "cpa_rule",
                         (cid,),
-                        params={"rules": [{k: v for k, v in r.items() if k != "id"} for r in prev]},
+                        # ids kept until undo has checked which rules are really gone
+                        params={"rules": [dict(r) for r in prev]},
                     )
                 )
             elif row.action == "edit" and prev:
@@ -394,6 +395,22 @@ def inverse_plan(outcomes: pd.DataFrame) -> Plan:
     return Plan(sorted(calls, key=lambda c: order[c.step]))
 
 
+def _readd_only_gone_rules(client: Client, call: Call) -> bool:
+    """For the re-add of dropped CPA rules: keep only the rules whose id is no longer live
+    (a drop cut off before it landed must not be undone by a duplicate), without their ids.
+    False when no rule is left to re-add."""
+    if not (call.target == "cpa_rule" and call.action == "add"):
+        return True
+    live = {int(r["id"]) for r in client.cpa_rules.list(call.campaign_ids[0])}
+    rules = [
+        {k: v for k, v in r.items() if k != "id"}
+        for r in (call.params or {}).get("rules", [])
+        if r.get("id") is None or int(r["id"]) not in live
+    ]
+    object.__setattr__(call, "params", {**(call.params or {}), "rules": rules})
+    return bool(rules)
+
+
 def undo(
     client: Client, run_id: str, *, journal: Journal | str | None = None, progress: bool = True
 ) -> ApplyResult:
@@ -402,6 +419,7 @@ def undo(
 
     book = open_journal(journal)
     plan = inverse_plan(book.outcomes(run_id))
+    plan.calls[:] = [c for c in plan.calls if _readd_only_gone_rules(client, c)]
     for call in plan.calls:
         if call.target == "campaign" and call.action == "update":
             detail = client.campaigns.get(call.campaign_ids[0])

@@ -122,6 +122,8 @@ class RecordPlanner:
             if rid in l_rows:
                 by_campaign[int(l_rows[rid]["campaign_id"])].append(rid)
         for cid, rids in by_campaign.items():
+            # with their ids: undo re-adds only the rules that are really gone
+            dropped = [{"id": r} | {f: l_rows[r][f] for f in fields} for r in rids]
             self.calls.append(
                 Call(
                     "rules",
@@ -129,7 +131,7 @@ class RecordPlanner:
                     "cpa_rule",
                     (cid,),
                     items=tuple(rids),
-                    previous={"rules": [{f: l_rows[r][f] for f in fields} for r in rids]},
+                    previous={"rules": dropped},
                 )
             )
         return conflicts
