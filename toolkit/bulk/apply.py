@@ -43,6 +43,32 @@ class Outcome:
     message: str | None = None
     previous: Any = None
 
+    @classmethod
+    def of(
+        cls,
+        seq: int,
+        call: Call,
+        cid: int,
+        item: Any,
+        bid: float | None,
+        outcome: str,
+        message: str | None,
+    ) -> Outcome:
+        """The outcome of ``item`` of campaign ``cid`` in ``call``, with its previous value."""
+        return cls(
+            seq,
+            call.step,
+            call.action,
+            call.target,
+            call.list_type,
+            cid,
+            item,
+            bid,
+            outcome,
+            message,
+            _previous(call, cid, item),
+        )
+
 
 @dataclass
 class ApplyResult:
@@ -294,22 +320,8 @@ def apply_plan(
                         if key
                         else (per.get("*", ("applied", None)))
                     )
-                    previous = _previous(call, cid, item)
-                    answered.append(
-                        Outcome(
-                            seq,
-                            call.step,
-                            call.action,
-                            call.target,
-                            call.list_type,
-                            cid,
-                            item,
-                            bid,
-                            outcome,
-                            message,
-                            previous,
-                        )
-                    )
+                    answered.append(Outcome.of(seq, call, cid, item, bid, outcome, message))
+                    previous = answered[-1].previous
                     if call.action == "drop" and previous is not None and outcome == "applied":
                         dropped[(call.target, cid, item)] = previous
             result.outcomes.extend(answered)
@@ -337,19 +349,7 @@ def _pending(seq: int, call: Call) -> list[Outcome]:
     from .journal import PENDING
 
     return [
-        Outcome(
-            seq,
-            call.step,
-            call.action,
-            call.target,
-            call.list_type,
-            cid,
-            item,
-            bid,
-            "unknown",
-            PENDING,
-            _previous(call, cid, item),
-        )
+        Outcome.of(seq, call, cid, item, bid, "unknown", PENDING)
         for cid in call.campaign_ids
         for item, bid in _items_of(call)
     ]
