@@ -7,6 +7,7 @@ import pytest
 
 import toolkit
 from toolkit.bulk import Journal, PlanRefused, history, make_plan, undo
+from toolkit.bulk.apply import READD_ROUNDS
 from toolkit.frames import load_account
 from toolkit.sandbox import Sandbox
 
@@ -210,8 +211,21 @@ def test_partial_failure_then_reapply_converges(sb, client, journal):
     assert len(make_plan(client, desired, base=tables)) == 0
 
 
-@pytest.mark.parametrize("failures,expected", [(1, "restored"), (2, "lost")])
-def test_failed_readd_of_a_bid_change_is_compensated(sb, client, journal, failures, expected):
+# the client sends an add once (a repeat of a write is not its call); apply retries a failed
+# re-add READD_ROUNDS more times, then restores the old bid once
+@pytest.mark.parametrize(
+    "failures,expected",
+    [
+        (1, "applied"),
+        (READD_ROUNDS, "applied"),
+        (1 + READD_ROUNDS, "restored"),
+        (2 + READD_ROUNDS, "lost"),
+    ],
+)
+def test_failed_readd_of_a_bid_change_is_retried_then_compensated(
+    sb, client, journal, monkeypatch, failures, expected
+):
+    monkeypatch.setattr(client.options, "backoff", 0.01)  # the pauses between rounds
     account, tables = snapshot(client)
     countries = tables["countries"].copy()
     old = float(countries.loc[0, "bid"])
@@ -226,13 +240,17 @@ def test_failed_readd_of_a_bid_change_is_compensated(sb, client, journal, failur
     sb.faults.clear()
     frame = result.to_frame()
     last = frame[(frame["campaign_id"] == cid) & (frame["item"] == code)].iloc[-1]
-    assert last["outcome"] == expected
-    assert str(old) in last["message"]
+    assert last["outcome"] == expected, result.summary()
     detail = client.campaigns.get(cid, "full")
     bids = {code_: s["price"] for s in detail["countrySet"] for code_ in s["geo"].values()}
-    if expected == "restored":
+    if expected == "applied":
+        assert "applied on retry" in last["message"] and result.ok
+        assert bids[code] == pytest.approx(old + 0.02)
+    elif expected == "restored":
+        assert str(old) in last["message"]
         assert bids[code] == pytest.approx(old)
     else:
+        assert str(old) in last["message"]
         assert code not in bids
 
 

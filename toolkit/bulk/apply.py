@@ -7,6 +7,7 @@ failed bid changes, a read-back check, and a journal entry for undo.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -330,6 +331,7 @@ def apply_plan(
             bar.update(1)
         known = len(result.outcomes)
         sender = _JournaledSender(runner, book, run_id, len(plan.calls))
+        _retry_readds(sender, result, dropped, client.options.backoff)
         _compensate(sender, result, dropped)  # type: ignore[arg-type]
         if book is not None:
             book.add_outcomes(run_id, result.outcomes[known:])
@@ -393,6 +395,62 @@ def _previous(call: Call, cid: int, item: Any) -> Any:
     return None
 
 
+#: Rounds of retries of a failed re-add (the add half of a bid change) before the old value
+#: is restored; the pause before round k is the client's backoff times 2**k.
+READD_ROUNDS = 3
+
+
+def _readd(target: str, cid: int, item: Any, bid: float) -> Call:
+    if target == "country":
+        return Call("add", "add", "country", (cid,), items=(item,), bids={item: bid})
+    return Call("add", "add", "bid_rule", (cid,), items=(item,), bid=bid)
+
+
+def _failed_readds(
+    result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
+) -> list[Outcome]:
+    return [
+        o
+        for o in result.outcomes
+        if o.action == "add"
+        and o.outcome == "failed"
+        and o.target in ("country", "bid_rule")
+        and (o.target, o.campaign_id, o.item) in dropped
+    ]
+
+
+def _failure(problems: dict[int, dict[Any, tuple[str, str | None]]], cid: int, item: Any):  # noqa: ANN202
+    per = problems.get(cid, {})
+    failed = per.get("*") or per.get(str(item))
+    return failed if failed and failed[0] == "failed" else None
+
+
+def _retry_readds(
+    sender: _JournaledSender,
+    result: ApplyResult,
+    dropped: dict[tuple[str, int, Any], float],
+    backoff: float,
+    rounds: int = READD_ROUNDS,
+) -> None:
+    """A re-add whose drop went through is idempotent: send it again, a few rounds apart,
+    so that a bid change does not end with neither the old bid nor the new one. An
+    "already been taken" answer means an earlier try landed; the read-back checks the value."""
+    for k in range(1, rounds + 1):
+        pending = _failed_readds(result, dropped)
+        if not pending:
+            return
+        time.sleep(backoff * 2**k)
+        for o in pending:
+            if o.bid is None:
+                continue
+            failed = _failure(
+                sender.send(_readd(o.target, o.campaign_id, o.item, o.bid)), o.campaign_id, o.item
+            )
+            if failed is None:
+                o.message = f"applied on retry {k} after: {o.message}"
+                o.outcome = "applied"
+
+
 def _compensate(
     runner: _Runner, result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
 ) -> None:
@@ -403,16 +461,9 @@ def _compensate(
         old = dropped.get((o.target, o.campaign_id, o.item))
         if old is None:
             continue
-        if o.target == "country":
-            call = Call(
-                "add", "add", "country", (o.campaign_id,), items=(o.item,), bids={o.item: old}
-            )
-        else:
-            call = Call("add", "add", "bid_rule", (o.campaign_id,), items=(o.item,), bid=old)
-        problems = runner.send(call)
-        per = problems.get(o.campaign_id, {})
-        failed = per.get("*") or per.get(str(o.item))
-        state = "lost" if failed and failed[0] == "failed" else "restored"
+        call = _readd(o.target, o.campaign_id, o.item, old)
+        failed = _failure(runner.send(call), o.campaign_id, o.item)
+        state = "lost" if failed else "restored"
         result.outcomes.append(
             Outcome(
                 o.seq,
