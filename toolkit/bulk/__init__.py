@@ -6,8 +6,9 @@
 >>> toolkit.undo(client, result.run_id)                               # doctest: +SKIP
 """
 
-from .apply import ApplyResult, Outcome, apply_plan
+from .apply import apply_plan
 from .journal import Journal, history, undo
+from .outcomes import ApplyResult, Outcome
 from .plan import Call, Plan, PlanRefused, make_plan, plan
 
 __all__ = [

@@ -8,7 +8,6 @@ failed bid changes, a read-back check, and a journal entry for undo.
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,168 +17,14 @@ import pandas as pd
 from .. import spec
 from ..client.results import BatchResult, parse_message
 from ..errors import ApiError, ToolkitError
+from .outcomes import ApplyResult, Outcome
 from .plan import Call, Plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
     from .journal import Journal
 
-OUTCOMES: tuple[str, ...] = ("applied", "already", "failed", "restored", "lost")
 ALREADY = {"add": "already_exists", "drop": "not_exists"}
-
-
-@dataclass
-class Outcome:
-    """What happened to one item of one campaign in one call."""
-
-    seq: int
-    step: str
-    action: str
-    target: str
-    list_type: str | None
-    campaign_id: int
-    item: Any
-    bid: float | None
-    outcome: str
-    message: str | None = None
-    previous: Any = None
-
-    @classmethod
-    def of(
-        cls,
-        seq: int,
-        call: Call,
-        cid: int,
-        item: Any,
-        bid: float | None,
-        outcome: str,
-        message: str | None,
-    ) -> Outcome:
-        """The outcome of ``item`` of campaign ``cid`` in ``call``, with its previous value."""
-        return cls(
-            seq,
-            call.step,
-            call.action,
-            call.target,
-            call.list_type,
-            cid,
-            item,
-            bid,
-            outcome,
-            message,
-            _previous(call, cid, item),
-        )
-
-
-@dataclass
-class ApplyResult:
-    """Every outcome of a run, plus the read-back differences and the journal's run id.
-
-    ``unverified`` holds the outcomes the read-back could not check (their campaign could not
-    be read back after the client's retries; ``read_back_error`` says why): they stay as the
-    service answered the calls, and are neither confirmed nor counted as differences.
-    """
-
-    outcomes: list[Outcome] = field(default_factory=list)
-    differences: list[str] = field(default_factory=list)
-    run_id: str | None = None
-    unverified: list[Outcome] = field(default_factory=list)
-    read_back_error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return all(o.outcome in ("applied", "already", "restored") for o in self.outcomes) and not (
-            self.differences
-        )
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per outcome: seq, step, action, target, list_type, campaign_id, item (the
-        country, listed item, target value, creative or CPA rule id; missing for a campaign's
-        settings and work status), bid, outcome, message, previous."""
-        rows = [o.__dict__ for o in self.outcomes]
-        columns = [
-            "seq",
-            "step",
-            "action",
-            "target",
-            "list_type",
-            "campaign_id",
-            "item",
-            "bid",
-            "outcome",
-            "message",
-            "previous",
-        ]
-        frame = pd.DataFrame(rows, columns=columns, dtype=object)
-        frame["item"] = frame["item"].map(_text_or_none)
-        frame["previous"] = frame["previous"].map(_text_or_none)
-        return frame.astype(
-            {
-                "seq": "Int64",
-                "step": "string",
-                "action": "string",
-                "target": "string",
-                "list_type": "string",
-                "campaign_id": "Int64",
-                "item": "string",
-                "bid": "float64",
-                "outcome": pd.CategoricalDtype(list(OUTCOMES)),
-                "message": "string",
-                "previous": "string",
-            }
-        )
-
-    def summary(self, most: int = 10) -> str:
-        """The outcomes counted, the run id, the first ``most`` items that failed or were
-        lost (with the service's message), and the read-back differences."""
-        counts = defaultdict(int)
-        for o in self.outcomes:
-            counts[o.outcome] += 1
-        parts = [f"{counts[k]} {k}" for k in OUTCOMES if counts[k]]
-        text = f"Applied: {', '.join(parts) or 'nothing to do'}"
-        if self.run_id:
-            text += f" (run {self.run_id})"
-        bad = [o for o in self.outcomes if o.outcome in ("failed", "lost")]
-        for o in bad[:most]:
-            item = "" if o.item is None else f" {o.item}"
-            text += f"\n  {o.outcome}: {o.action} {o.target} on campaign {o.campaign_id}{item}" + (
-                f": {o.message}" if o.message else ""
-            )
-        if len(bad) > most:
-            text += f"\n  ... and {len(bad) - most} more; see result.to_frame()"
-        if self.unverified:
-            text += "\n" + self.unverified_note()
-        if self.differences:
-            text += f"\n{len(self.differences)} difference(s) after read-back:\n  " + "\n  ".join(
-                self.differences[:20]
-            )
-        return text
-
-    def unverified_note(self) -> str:
-        """One line: how many items the read-back could not check, on which campaigns, why."""
-        ids = sorted({o.campaign_id for o in self.unverified})
-        shown = ", ".join(map(str, ids[:10])) + (
-            f" and {len(ids) - 10} more" if len(ids) > 10 else ""
-        )
-        return (
-            f"Not verified: {len(self.unverified)} item(s) on {len(ids)} campaign(s) ({shown}):"
-            f" the read-back failed ({self.read_back_error or 'unknown error'}); their outcomes"
-            " are as the service answered the calls"
-        )
-
-    def __repr__(self) -> str:
-        return self.summary()
-
-    def _repr_html_(self) -> str:
-        from .result_book import result_html
-
-        return result_html(self)
-
-
-def _text_or_none(value: Any) -> str | None:
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    return str(value)
 
 
 class _Runner:
@@ -372,27 +217,6 @@ class _JournaledSender:
         if self.book is not None:
             self.book.call_answered(self.run_id, seq, [])
         return problems
-
-
-def _previous(call: Call, cid: int, item: Any) -> Any:
-    prev = call.previous
-    if not prev:
-        return None
-    if call.target == "country":
-        return (prev.get(cid) or {}).get(item)
-    if call.target == "bid_rule":
-        return prev.get(item)
-    if call.target == "campaign":
-        return prev.get(cid) if call.action != "update" else dict(prev)
-    if call.target == "cpa_rule":
-        rules = prev.get("rules") or []
-        if call.action == "drop":  # each dropped rule's outcome holds that rule only
-            own = [r for r in rules if r.get("id") is not None and str(r["id"]) == str(item)]
-            return own or rules
-        return rules
-    if call.target == "creative":
-        return prev.get(item)
-    return None
 
 
 #: Rounds of retries of a failed re-add (the add half of a bid change) before the old value

@@ -35,7 +35,7 @@ from .plan import Call, Plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
-    from .apply import ApplyResult, Outcome
+    from .outcomes import ApplyResult, Outcome
 
 ENV_JOURNAL = "CAMPAIGN_TOOLKIT_JOURNAL"
 

@@ -20,7 +20,7 @@ from ..frames.account import TABLES
 from .workbook_layout import SHEET_ROWS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .apply import ApplyResult, Outcome
+    from .outcomes import ApplyResult, Outcome
 
 #: The sheets of the result workbook that mirror an edited table: the account's tables.
 RESULT_SHEETS: tuple[str, ...] = TABLES
