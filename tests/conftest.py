@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -122,3 +122,19 @@ def fresh_sandbox() -> Iterator[Sandbox]:
     """A sandbox of its own, for tests that change faults or reset state."""
     with Sandbox(campaigns=5, accounts=2) as sb:
         yield sb
+
+
+def cli_runner(sb: Sandbox, capsys: Any) -> Callable[..., tuple[int, str, str]]:
+    """``run(*args) -> (exit code, stdout, stderr)``: the command line in this process, with
+    no traceback and no api-key of ``sb`` in what it prints."""
+    from toolkit.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err
+        assert sb.api_keys[0] not in out + err
+        return code, out, err
+
+    return run

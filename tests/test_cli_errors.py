@@ -13,6 +13,8 @@ from toolkit.cli import EXIT_CODES, explain, main
 from toolkit.cli import GUARDS as CLI_GUARDS
 from toolkit.sandbox import Sandbox
 
+from .conftest import cli_runner
+
 
 @pytest.fixture(scope="module")
 def sb():
@@ -30,15 +32,7 @@ def cli(sb, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CAMPAIGN_TOOLKIT_JOURNAL", str(tmp_path / "journal.db"))
     monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(tmp_path / "missing.toml"))
 
-    def run(*args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        assert "Traceback" not in err
-        assert sb.api_keys[0] not in out + err
-        return code, out, err
-
-    return run
+    return cli_runner(sb, capsys)
 
 
 def campaign_ids(sb) -> list[int]:

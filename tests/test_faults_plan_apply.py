@@ -16,9 +16,10 @@ import toolkit
 from toolkit.bulk import Journal, make_plan
 from toolkit.bulk.actions import plan_actions, write_template
 from toolkit.bulk.plan import Plan
-from toolkit.cli import main
 from toolkit.errors import IncompleteReadError
 from toolkit.sandbox import Sandbox
+
+from .conftest import cli_runner
 
 TABLES = ("campaigns", "countries", "targets", "lists", "bid_rules", "cpa_rules", "creatives")
 ITEM = "/api/campaign/item"
@@ -152,15 +153,7 @@ def test_apply_on_the_command_line_writes_its_result_workbook_when_the_read_back
 ):
     book = tmp_path / "account.xlsx"
     assert cli("export", str(book))[0] == 0
-    wb = openpyxl.load_workbook(book)
-    sheet = wb["countries"]
-    header = [c.value for c in sheet[1]]
-    row = sheet[2]
-    cid = int(row[header.index("campaign_id")].value)
-    code_ = str(row[header.index("country")].value)
-    new = round(float(row[header.index("bid")].value) + 0.01, 4)
-    row[header.index("bid")].value = new
-    wb.save(book)
+    cid, code_, _old, new = raise_first_bid(book)
 
     apply = Plan.apply
 
@@ -242,6 +235,20 @@ def test_an_action_workbook_whose_campaign_list_fails_is_an_error(sb, faults, tm
 
 
 # --------------------------------------------------------------------------- command line
+def raise_first_bid(book) -> tuple[int, str, float, float]:
+    """Raise the first country bid of an exported workbook by 0.01: (campaign, country, old,
+    new)."""
+    wb = openpyxl.load_workbook(book)
+    sheet = wb["countries"]
+    header = [c.value for c in sheet[1]]
+    row = sheet[2]
+    cid = int(row[header.index("campaign_id")].value)
+    code = str(row[header.index("country")].value)
+    old = float(row[header.index("bid")].value)
+    new = round(old + 0.01, 4)
+    row[header.index("bid")].value = new
+    wb.save(book)
+    return cid, code, old, new
 
 
 @pytest.fixture()
@@ -254,15 +261,7 @@ def cli(sb, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CAMPAIGN_TOOLKIT_JOURNAL", str(tmp_path / "journal.db"))
     monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(config))
 
-    def run(*args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        assert "Traceback" not in err
-        assert sb.api_keys[0] not in out + err
-        return code, out, err
-
-    return run
+    return cli_runner(sb, capsys)
 
 
 @pytest.mark.parametrize("command", ["plan", "apply"])
@@ -274,15 +273,7 @@ def test_a_failed_read_while_planning_exits_2_with_one_line(
 ):
     book = tmp_path / "account.xlsx"
     assert cli("export", str(book))[0] == 0
-    wb = openpyxl.load_workbook(book)
-    sheet = wb["countries"]
-    header = [c.value for c in sheet[1]]
-    row = sheet[2]
-    cid = int(row[header.index("campaign_id")].value)
-    code_ = str(row[header.index("country")].value)
-    old = float(row[header.index("bid")].value)
-    row[header.index("bid")].value = round(old + 0.01, 4)
-    wb.save(book)
+    cid, code_, old, _new = raise_first_bid(book)
 
     faults.configure({"rules": [{"status": 500, "path": path}]})
     code, out, err = cli(command, str(book), *(["--yes"] if command == "apply" else []))
