@@ -69,6 +69,27 @@ def test_hang_exceeds_a_client_timeout_then_the_server_answers(fresh_sandbox):
     assert r.status_code == 200
 
 
+def test_a_fault_after_carries_the_write_out_and_loses_its_answer(fresh_sandbox):
+    sb = fresh_sandbox
+    key = key_params(sb)
+    cid = requests.get(list_url(sb), params=key, timeout=10).json()["items"][0]["id"]
+
+    def black_list() -> list[str]:
+        url = f"{sb.url}/api/campaign/black-list"
+        return requests.get(url, params={**key, "id": cid}, timeout=10).json()["items"]
+
+    url = f"{sb.url}/api/campaign/add-black-list"
+    for after, item in ((False, "77000"), (True, "77001")):
+        sb.faults.configure(
+            {"rules": [{"status": 504, "count": 1, "method": "POST", "after": after}]}
+        )
+        r = requests.post(url, params={**key, "id": cid, "items[]": item}, timeout=10)
+        assert r.status_code == 504
+        assert (item in black_list()) is after
+    r = requests.post(f"{sb.url}/_sandbox/faults", json={"rules": [{"status": 500, "after": 1}]})
+    assert r.status_code == 400 and "after" in r.json()["errorList"][0]
+
+
 def test_rate_rules_repeat_with_the_same_seed(fresh_sandbox):
     sb = fresh_sandbox
 

@@ -126,11 +126,21 @@ class App:
         if self.faults.latency_ms and self.faults.sleep(self.faults.latency_ms / 1000):
             return self.fault_answer(503, None)
         rule = self.faults.pick(request.path, request.method)
-        if rule is not None:
+        if rule is not None and not rule.after:
             if rule.hang_s and self.faults.sleep(rule.hang_s):
                 return self.fault_answer(503, None)  # the sandbox stopped meanwhile
             if rule.status is not None:
                 return self.fault_answer(rule.status, rule.retry_after)
+        answer = self.carry_out(request)
+        if rule is not None and rule.after:  # carried out; its answer is lost
+            if rule.hang_s and self.faults.sleep(rule.hang_s):
+                return self.fault_answer(503, None)
+            if rule.status is not None:
+                return self.fault_answer(rule.status, rule.retry_after)
+        return answer
+
+    def carry_out(self, request: Request) -> Response:
+        """The service's answer to ``request`` (no faults)."""
         try:
             return self.json(self.call(request))
         except Failure as exc:

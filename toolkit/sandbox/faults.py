@@ -29,6 +29,9 @@ class FaultRule:
     """One fault: answer ``status`` (with ``Retry-After`` for 429), or hang ``hang_s`` seconds.
 
     ``path`` limits the rule to paths starting with it; ``method`` to one HTTP method.
+    With ``after``, the request is carried out first and the fault comes after it (a write
+    that lands although its answer is lost: a gateway's 502 or 504, or a hang past the
+    client's timeout); without it, a status fault answers before anything is done.
     """
 
     status: int | None = None
@@ -38,6 +41,7 @@ class FaultRule:
     path: str | None = None
     method: str | None = None
     retry_after: float | None = None
+    after: bool = False
 
     def __post_init__(self) -> None:
         if self.status is None and self.hang_s is None:
@@ -50,6 +54,8 @@ class FaultRule:
             raise BadRequest(f"Fault 'rate' must be in [0, 1], got {self.rate}")
         if self.count is not None and self.count < 0:
             raise BadRequest(f"Fault 'count' must not be negative, got {self.count}")
+        if not isinstance(self.after, bool):
+            raise BadRequest(f"Fault 'after' must be true or false, got {self.after!r}")
 
     def matches(self, path: str, method: str) -> bool:
         if self.path is not None and not path.startswith(self.path):
