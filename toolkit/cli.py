@@ -1,4 +1,5 @@
-"""Command line: ``campaign-toolkit sandbox [--host] [--port] [--db] [--campaigns] [--latency-ms]``.
+"""Command line: ``campaign-toolkit sandbox [--host] [--port] [--db] [--campaigns] [--latency-ms]
+[--rate-limit R]``.
 
 Each command is one library call.
 """
@@ -81,15 +82,20 @@ def _sandbox(args: argparse.Namespace) -> int:
     from .sandbox import Sandbox
 
     started = time.perf_counter()
-    sandbox = Sandbox(
-        campaigns=args.campaigns,
-        latency_ms=args.latency_ms,
-        db=args.db,
-        seed=args.seed,
-        host=args.host,
-        port=args.port,
-        auto_approve=args.auto_approve,
-    )
+    try:
+        sandbox = Sandbox(
+            campaigns=args.campaigns,
+            latency_ms=args.latency_ms,
+            db=args.db,
+            seed=args.seed,
+            host=args.host,
+            port=args.port,
+            auto_approve=args.auto_approve,
+            rate_limit=args.rate_limit,
+        )
+    except ValueError as exc:  # a bad option value: say which
+        print(f"campaign-toolkit: sandbox: {exc}", file=sys.stderr)
+        return 2
     try:
         sandbox.start()
     except OSError as exc:
@@ -98,6 +104,8 @@ def _sandbox(args: argparse.Namespace) -> int:
     took = time.perf_counter() - started
     keys = sandbox.api_keys
     print(f"Sandbox running at {sandbox.url} (ready in {took:.1f} s)")
+    if args.rate_limit is not None:
+        print(f"Rate limit: {args.rate_limit} requests per second per api-key (429 past it)")
     print(f"Demo account api-key: {keys[0]}")
     for i, key in enumerate(keys[1:], start=2):
         print(f"Account {i} api-key:    {key}")
@@ -364,6 +372,13 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--campaigns", type=int, default=50, help="campaigns of the demo account")
     sb.add_argument("--latency-ms", type=float, default=0, help="latency added to each request")
     sb.add_argument("--seed", type=int, default=None, help="seed of the demo data")
+    sb.add_argument(
+        "--rate-limit",
+        type=int,
+        default=None,
+        metavar="R",
+        help="answer 429 past R /api/ requests per second per api-key (default: no limit)",
+    )
     sb.add_argument("--auto-approve", action="store_true", help="approve new campaigns/creatives")
     sb.add_argument("--once", action="store_true", help="start, print, and stop (for checks)")
     sb.set_defaults(func=_sandbox)

@@ -34,7 +34,7 @@ from .errors import (
     PayloadTooLarge,
     Unauthorized,
 )
-from .faults import Faults
+from .faults import Faults, retry_after_text
 from .handlers import account, campaigns, creatives, rules, targeting
 from .handlers.common import Config, Ctx, Handler
 from .handlers.creatives import Upload
@@ -123,6 +123,11 @@ class App:
     # ------------------------------------------------------------------ /api/
 
     def api(self, request: Request) -> Response:
+        # the rate limit, as a service's gateway keeps it: before anything else, per api-key
+        if self.faults.limit is not None:
+            wait = self.faults.admit(request.args.get("api-key", ""))
+            if wait is not None:
+                return self.rate_limited(wait)
         if self.faults.latency_ms and self.faults.sleep(self.faults.latency_ms / 1000):
             return self.fault_answer(503, None)
         rule = self.faults.pick(request.path, request.method)
@@ -148,6 +153,14 @@ class App:
         except OverflowError:  # a number the store cannot hold that no check caught
             log.warning("sandbox: a number out of range on %s", request.path)
             return self.failure(BadRequest("A number in the request is out of range"))
+
+    def rate_limited(self, wait: float) -> Response:
+        """HTTP 429 past the rate limit: ``Retry-After`` says when a slot frees; nothing done."""
+        return self.json(
+            {"status": "error", "errorList": ["Too many requests: rate limit exceeded"]},
+            429,
+            {"Retry-After": retry_after_text(wait)},
+        )
 
     def fault_answer(self, status: int, retry_after: float | None) -> Response:
         if status == 502:

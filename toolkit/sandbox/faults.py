@@ -1,4 +1,4 @@
-"""Fault injection for tests and benchmarks: added latency, HTTP 5xx, 429 and hangs.
+"""Fault injection for tests and benchmarks: added latency, HTTP 5xx, 429, hangs, a rate limit.
 
 Rules apply to ``/api/`` requests in order; the first rule that matches a request fires.
 A rule fires for its next ``count`` matching requests (or for every one when ``count`` is
@@ -9,12 +9,18 @@ both.
 >>> faults.configure({"rules": [{"status": 503, "count": 1}]})
 >>> faults.pick("/api/campaign/list").status, faults.pick("/api/campaign/list")
 (503, None)
+
+A rate limit of R lets at most R ``/api/`` requests of one api-key through in any sliding
+window of one second; :meth:`Faults.admit` says how long a refused one should wait.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import threading
+import time
+from collections import deque
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -22,6 +28,9 @@ from .errors import BadRequest
 
 FAULT_STATUSES = (429, 500, 502, 503, 504)
 MAX_HANG_S = 120.0
+MAX_RATE_LIMIT = 100_000
+RATE_WINDOW_S = 1.0
+SETTINGS = frozenset({"latency_ms", "seed", "rules", "rate_limit"})
 
 
 @dataclass
@@ -63,12 +72,68 @@ class FaultRule:
         return self.method is None or self.method.upper() == method
 
 
-class Faults:
-    """The faults and the added latency of one sandbox; safe to use from many threads."""
+class RateWindow:
+    """At most ``rate`` requests per key in any sliding window of one second (a log of the
+    accepted requests' times per key: exact, unlike a fixed window that lets twice as many
+    through across a window's edge).
 
-    def __init__(self, latency_ms: float = 0, seed: int = 0) -> None:
+    >>> window = RateWindow(2)
+    >>> window.admit("k", now=0.0), window.admit("k", now=0.1), window.admit("k", now=0.4)
+    (None, None, 0.6)
+    >>> window.admit("k", now=1.0), window.admit("other", now=1.0)
+    (None, None)
+    """
+
+    MAX_KEYS = 10_000  # keys tracked at once; idle ones are dropped past it
+
+    def __init__(self, rate: int) -> None:
+        self.rate = rate
+        self._accepted: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def admit(self, key: str, now: float | None = None) -> float | None:
+        """None when the request may go on (it is counted), else the seconds until a slot
+        of ``key`` frees (the oldest accepted request leaves the window)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            log = self._accepted.get(key)
+            if log is None:
+                if len(self._accepted) >= self.MAX_KEYS:
+                    self._forget_idle(now)
+                log = self._accepted[key] = deque()
+            while log and log[0] <= now - RATE_WINDOW_S:
+                log.popleft()
+            if len(log) < self.rate:
+                log.append(now)
+                return None
+            return log[0] + RATE_WINDOW_S - now
+
+    def _forget_idle(self, now: float) -> None:
+        idle = [k for k, log in self._accepted.items() if not log or log[-1] <= now - RATE_WINDOW_S]
+        for k in idle:
+            del self._accepted[k]
+
+
+def retry_after_text(seconds: float) -> str:
+    """A ``Retry-After`` value: seconds rounded up to the millisecond (``0.013``), so that a
+    client that waits exactly that long finds a free slot.
+
+    >>> retry_after_text(0.0123), retry_after_text(1), retry_after_text(0)
+    ('0.013', '1.000', '0.001')
+    """
+    return f"{max(1, math.ceil(round(seconds * 1000, 6))) / 1000:.3f}"
+
+
+class Faults:
+    """The faults, the added latency and the rate limit of one sandbox; safe to use from
+    many threads."""
+
+    def __init__(self, latency_ms: float = 0, seed: int = 0, rate_limit: int | None = None) -> None:
         self.latency_ms = float(latency_ms)
         self.rules: list[FaultRule] = []
+        self.limit: RateWindow | None = None
+        if rate_limit is not None:
+            self.limit = RateWindow(_rate_limit(rate_limit))
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self.stopping = threading.Event()
@@ -78,9 +143,13 @@ class Faults:
         return self.stopping.wait(seconds)
 
     def configure(self, data: dict[str, Any]) -> None:
-        """Set ``latency_ms``, ``seed`` and/or replace ``rules`` (a list of rule objects)."""
+        """Set ``latency_ms``, ``seed``, ``rate_limit`` (requests per second per api-key, or
+        None for none) and/or replace ``rules`` (a list of rule objects)."""
         if not isinstance(data, dict):
             raise BadRequest("Fault settings must be a JSON object")
+        unknown = sorted(set(data) - SETTINGS)
+        if unknown:
+            raise BadRequest(f"Unknown fault settings {unknown}; known: {sorted(SETTINGS)}")
         known = {f.name for f in fields(FaultRule)}
         rules = None
         if "rules" in data:
@@ -96,6 +165,9 @@ class Faults:
                     rules.append(FaultRule(**raw))
                 except TypeError as exc:
                     raise BadRequest(f"rules[{i}]: {exc}") from None
+        limit = None
+        if data.get("rate_limit") is not None:
+            limit = RateWindow(_rate_limit(data["rate_limit"]))
         with self._lock:
             if "latency_ms" in data:
                 value = data["latency_ms"]
@@ -106,11 +178,20 @@ class Faults:
                 self._rng = random.Random(data["seed"])
             if rules is not None:
                 self.rules = rules
+            if "rate_limit" in data:
+                self.limit = limit
 
     def clear(self) -> None:
         with self._lock:
             self.rules = []
             self.latency_ms = 0.0
+            self.limit = None
+
+    def admit(self, key: str) -> float | None:
+        """Under a rate limit: None when a request of ``key`` may go on, else the seconds
+        until a slot frees (for ``Retry-After``). Always None without a rate limit."""
+        limit = self.limit
+        return None if limit is None else limit.admit(key)
 
     def pick(self, path: str, method: str = "GET") -> FaultRule | None:
         """The rule that fires for this request, if any (its count is used up)."""
@@ -129,4 +210,19 @@ class Faults:
 
     def describe(self) -> dict[str, Any]:
         with self._lock:
-            return {"latency_ms": self.latency_ms, "rules": [asdict(r) for r in self.rules]}
+            return {
+                "latency_ms": self.latency_ms,
+                "rate_limit": self.limit.rate if self.limit is not None else None,
+                "rules": [asdict(r) for r in self.rules],
+            }
+
+
+def _rate_limit(value: Any) -> int:
+    """A rate limit: a whole number of requests per second, from 1 to :data:`MAX_RATE_LIMIT`."""
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or not 1 <= value <= MAX_RATE_LIMIT:
+        raise BadRequest(
+            f"'rate_limit' must be a whole number of requests per second from 1 to"
+            f" {MAX_RATE_LIMIT}, or null for none; got {value!r}"
+        )
+    return int(value)

@@ -31,7 +31,9 @@ class Sandbox:
 
     ``campaigns`` sets the size of the demo account (each other account gets a tenth);
     ``latency_ms`` adds latency to every ``/api/`` request; ``db`` keeps state in a SQLite file
-    that survives a restart (seeded only when empty); ``seed`` makes the demo data repeatable.
+    that survives a restart (seeded only when empty); ``seed`` makes the demo data repeatable;
+    ``rate_limit`` answers HTTP 429 (with ``Retry-After``) past that many ``/api/`` requests
+    per second of one api-key (a sliding one-second window).
 
     Use it as a context manager, or call :meth:`start` and :meth:`stop`.
 
@@ -54,6 +56,7 @@ class Sandbox:
         auto_approve: bool = False,
         max_batch_campaigns: int | None = None,
         max_items: int | None = None,
+        rate_limit: int | None = None,
     ) -> None:
         if campaigns < 0:
             raise ValueError(f"campaigns must be >= 0, got {campaigns}")
@@ -66,7 +69,10 @@ class Sandbox:
         self.port = port
         self.db = db
         self.config = Config(auto_approve, max_batch_campaigns, max_items)
-        self.faults = Faults(latency_ms=latency_ms, seed=seed)
+        try:
+            self.faults = Faults(latency_ms=latency_ms, seed=seed, rate_limit=rate_limit)
+        except BadRequest as exc:
+            raise ValueError(str(exc)) from None
         self.store: Store | None = None
         self.app: App | None = None
         self._server: Server | None = None
