@@ -33,6 +33,7 @@ from .guards import (
     check_guards,
 )
 from .plan_records import RecordPlanner
+from .plan_scope import ITEM_TABLES, narrow, only
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -53,20 +54,15 @@ CALL_COLUMNS: tuple[str, ...] = (
     "call",
 )
 
-# Item tables diffed as sets (or maps to a bid): key columns and value column.
-ITEM_TABLES: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "countries": (("campaign_id", "country"), "bid"),
-    "targets": (("campaign_id", "kind", "list_type", "value"), None),
-    "lists": (("campaign_id", "list", "item"), None),
-    "bid_rules": (("campaign_id", "item"), "bid"),
-}
-
 
 @dataclass
 class Plan:
     """An ordered list of calls, with the conflicts left out; preview it before applying.
 
-    ``names`` maps campaign ids to their names (for the preview). The preview shows each
+    ``scope`` is the campaigns whose live state the plan was made against: with the
+    exported state known, those the edit touches (none for an edit that changes nothing);
+    without it, every campaign of the tables. ``names`` maps campaign ids to their names
+    (for the preview). The preview shows each
     change as the user thinks of it (:meth:`changes`, :meth:`summary`, the HTML view in a
     notebook); :meth:`to_frame` shows the calls.
     """
@@ -227,6 +223,7 @@ def make_plan(
     allow: Iterable[str] = (),
     max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
     max_archive: int = DEFAULT_MAX_ARCHIVE,
+    narrow_reads: bool = True,
 ) -> Plan:
     """The plan that turns live into ``desired``, three-way against ``base`` when known.
 
@@ -235,6 +232,13 @@ def make_plan(
     not given mean "no change". ``prefer`` settles conflicts (``"desired"`` or ``"live"``;
     by default they are left out and listed in ``plan.conflicts``). ``allow`` lifts guards by
     name: ``drop_share``, ``empty_whitelist``, ``bulk_archive``.
+
+    With a base, the edited tables are first compared with it locally, and live state is
+    read only for the campaigns the edit touches (``plan.scope``): a key whose desired value
+    equals its base is no change whatever live says, so the other campaigns cannot give a
+    call, a conflict or a warning; an edit that changes nothing sends no request.
+    ``narrow_reads=False`` reads every campaign of the tables instead (the same plan, at the
+    cost of the whole account). Without a base, every campaign of the tables is read.
     """
     if prefer not in (None, "desired", "live"):
         raise ValueError("prefer must be None, 'desired' or 'live'")
@@ -248,15 +252,25 @@ def make_plan(
         tables["targets"] = _normalise_targets(tables["targets"])
     if base is not None and "targets" in base:
         base = {**base, "targets": _normalise_targets(base["targets"])}
-    scope = _scope(tables, base)
+    narrowed = narrow(tables, base) if base is not None and narrow_reads else None
+    if narrowed is not None:  # only the rows (and campaigns) the edit may change
+        tables, base, scope = narrowed.tables, narrowed.base, narrowed.campaigns
+    else:
+        scope = _scope(tables, base)
     if live is None:
-        live = read_live(client, sorted(scope))
+        live = _read(client, scope, narrowed is not None)
     else:
         check_complete(live)
     live_tables = {
         name: live.table(name)
         for name in ("campaigns", "countries", "targets", "lists", "bid_rules", "cpa_rules")
     }
+    live_tables["creatives"] = live.table("creatives")
+    if narrowed is not None:
+        live_tables = {
+            name: only(df, scope, "id" if name == "campaigns" else "campaign_id")
+            for name, df in live_tables.items()
+        }
     live_tables["targets"] = _normalise_targets(live_tables["targets"])
     builder = _Builder(live, scope)
     conflicts: list[tuple[str, Conflict]] = []
@@ -281,7 +295,7 @@ def make_plan(
         )
     if "creatives" in tables and tables["creatives"] is not None:
         conflicts += builder.creatives(
-            tables["creatives"], (base or {}).get("creatives"), live.table("creatives"), prefer
+            tables["creatives"], (base or {}).get("creatives"), live_tables["creatives"], prefer
         )
     plan = Plan(
         builder.ordered(),
@@ -292,6 +306,16 @@ def make_plan(
     )
     check_guards(plan.calls, live_tables, allowed, max_drop_share, max_archive)
     return plan
+
+
+def _read(client: Client, scope: set[int], narrowed: bool) -> Account:
+    """Live state of the campaigns ``scope``; nothing at all for a narrowed edit that
+    touches no campaign (its plan is empty whatever live says)."""
+    if narrowed and not scope:
+        from ..frames import Account
+
+        return Account.empty()
+    return read_live(client, sorted(scope))
 
 
 #: Account-wide reads a plan does not use: their failure does not stop planning.

@@ -14,7 +14,39 @@ import pandas as pd
 
 from .. import spec
 from .calls import SETTING_COLUMNS, WORK_MOVES, Call
-from .diff import Change, Conflict, three_way
+from .diff import Change, Conflict, same, three_way
+
+#: The fields of a creative the planner compares (work status moves; the rest is reported).
+CREATIVE_FIELDS: tuple[str, ...] = ("work_status", "title", "text", "url")
+
+
+def record_fields(table: str, columns: Iterable[str]) -> list[str]:
+    """The fields of a record table that the planner compares, of those ``columns`` has:
+    campaign settings and work status, a CPA rule's fields, a creative's fields."""
+    present = set(columns)
+    if table == "campaigns":
+        wanted: Iterable[str] = (*SETTING_COLUMNS, "work_status")
+    elif table == "cpa_rules":
+        wanted = spec.CPA_FIELDS
+    else:
+        wanted = CREATIVE_FIELDS
+    return [c for c in wanted if c in present]
+
+
+def unedited(
+    desired: Mapping[str, Any],
+    base_rows: Mapping[int, Mapping[str, Any]] | None,
+    rid: int,
+    columns: Iterable[str],
+) -> bool:
+    """Whether a record equals its exported state on every field of ``columns``: then the
+    three-way diff finds no change and no conflict in it, whatever live says, so the record
+    is not looked up in live at all (no "not in the live account" for a row nobody edited).
+    Without a base, every record counts as edited."""
+    if base_rows is None:
+        return False
+    base = base_rows.get(rid) or {}
+    return all(same(desired.get(c), base.get(c)) for c in columns if c in desired)
 
 
 class RecordPlanner:
@@ -34,12 +66,14 @@ class RecordPlanner:
         prefer: str | None,
     ) -> list[tuple[str, Conflict]]:
         conflicts: list[tuple[str, Conflict]] = []
-        columns = [c for c in SETTING_COLUMNS if c in desired.columns]
+        watched = record_fields("campaigns", desired.columns)
         d_rows = rows_by_id(desired)
         b_rows = rows_by_id(base) if base is not None else None
         l_rows = rows_by_id(live)
         moves: dict[str, dict[int, str]] = defaultdict(dict)  # move -> campaign -> old
         for cid, d in d_rows.items():
+            if unedited(d, b_rows, cid, watched):
+                continue
             if cid not in l_rows:
                 self.warnings.append(
                     f"campaigns: campaign {cid} is not in the live account; skipped"
@@ -47,7 +81,6 @@ class RecordPlanner:
                 continue
             l_ = l_rows[cid]
             settings, previous = {}, {}
-            watched = columns + (["work_status"] if "work_status" in desired.columns else [])
             found = field_changes("campaigns", cid, d, b_rows, l_, watched, prefer, conflicts)
             for col, ch in found.items():
                 if col == "work_status":
@@ -98,6 +131,8 @@ class RecordPlanner:
         b_rows = rows_by_id(base) if base is not None else None
         l_rows = rows_by_id(live)
         for rid, d in d_rows.items():
+            if unedited(d, b_rows, rid, fields):
+                continue
             if rid not in l_rows:
                 self.warnings.append(f"cpa_rules: rule {rid} is not in the live account; skipped")
                 continue
@@ -154,8 +189,9 @@ class RecordPlanner:
             if crid not in l_rows:
                 continue
             l_ = l_rows[crid]
-            watched = ["work_status", "title", "text", "url"]
-            found = field_changes("creatives", crid, d, b_rows, l_, watched, prefer, conflicts)
+            found = field_changes(
+                "creatives", crid, d, b_rows, l_, CREATIVE_FIELDS, prefer, conflicts
+            )
             for col, ch in found.items():
                 if col != "work_status":
                     self.warnings.append(
@@ -221,4 +257,12 @@ def rows_by_id(df: pd.DataFrame | None) -> dict[int, dict[str, Any]]:
     return {int(r["id"]): r for r in records if r.get("id") is not None}
 
 
-__all__ = ["RecordPlanner", "field_changes", "plain", "rows_by_id"]
+__all__ = [
+    "CREATIVE_FIELDS",
+    "RecordPlanner",
+    "field_changes",
+    "plain",
+    "record_fields",
+    "rows_by_id",
+    "unedited",
+]
