@@ -73,7 +73,7 @@ def narrow(
         b = df.iloc[:0] if b is None else b
         if not _has(df, b, key) or not _numeric(df, b, "campaign_id"):
             return None
-        marks = changed_rows(df, b, key, (value,) if value else ())
+        marks = changed_rows(df, b, key, (value,) if value else (), group="campaign_id")
         ids = _campaigns(df, b, marks, "campaign_id")
         if ids is None:
             return None
