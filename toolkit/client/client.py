@@ -53,6 +53,7 @@ class ClientOptions:
     pool_size: int = 16
     max_batch_campaigns: int = 100
     max_batch_items: int = 1000
+    adaptive: bool = True
 
 
 class Client:
@@ -87,6 +88,7 @@ class Client:
             max_retry_after=o.max_retry_after,
             rate_limit=o.rate_limit,
             pool_size=o.pool_size,
+            adaptive=o.adaptive,
         )
         self.sandbox: Any = None
         self._formats: dict[int, str] = {}

@@ -13,6 +13,12 @@ Retry policy (see docs/client.md):
   they may have reached the service, since a repeat could create a duplicate.
 
 Waits grow exponentially with full jitter: ``uniform(0, min(max_backoff, backoff * 2**n))``.
+
+Under a rate limit (HTTP 429), an :class:`~toolkit.client.adaptive.AdaptiveRate` shared by
+every thread of the transport paces the requests (``adaptive=True``, the default): the threads
+wait out each ``Retry-After`` together and the request rate is cut on a burst of 429s and
+raised slowly while none comes (AIMD), instead of each thread retrying on its own into the
+same refusal. It costs nothing while no 429 comes.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from ..errors import (
     TransportError,
     ValidationError,
 )
+from .adaptive import AdaptiveRate
 from .apikey import FROM_ARGUMENT, ApiKey, refuse_pickle
 from .redaction import install as install_redaction
 from .redaction import redact
@@ -211,6 +218,10 @@ class Transport:
 
     ``api_key`` is a string or an :class:`~toolkit.client.apikey.ApiKey`; it is kept as an
     ``ApiKey`` and added to each request by :class:`KeyAuth`. A transport is not pickled.
+
+    ``adaptive`` (default True) paces every thread's requests after a 429 (see
+    :mod:`toolkit.client.adaptive`); ``self.gate`` is that pacer, None when switched off
+    (then each thread waits out its own 429s, as a fixed pool does).
     """
 
     def __init__(
@@ -226,6 +237,7 @@ class Transport:
         rate_limit: float | None = None,
         pool_size: int = 16,
         session: requests.Session | None = None,
+        adaptive: bool = True,
     ) -> None:
         api_key = ApiKey.of(api_key, FROM_ARGUMENT) or ApiKey("", FROM_ARGUMENT)
         self.base_url = base_url.rstrip("/")
@@ -239,6 +251,7 @@ class Transport:
         self.max_backoff = max_backoff
         self.max_retry_after = max_retry_after
         self.limiter = RateLimiter(rate_limit) if rate_limit else None
+        self.gate = AdaptiveRate() if adaptive else None
         self.pool_size = pool_size
         self.session = session or requests.Session()
         # proxies from the environment are read once here, not again on every request
@@ -305,9 +318,11 @@ class Transport:
         if req.files is not None:
             files = {name: (fn, data, mime) for name, (fn, data, mime) in req.files.items()}
         attempt = 0
+        gate = self.gate
         while True:
             if self.limiter is not None:
                 self.limiter.acquire()
+            sent = gate.wait() if gate is not None else 0.0
             started = time.perf_counter()
             failure: str | None = None
             retry_after_failure: str | None = None
@@ -350,12 +365,23 @@ class Transport:
             took = (time.perf_counter() - started) * 1000
             status = response.status_code
             log.debug("%s %s -> %s in %.0f ms", method, req.path, status, took)
-            if status == 429 and attempt < self.retries:
+            if status == 429:
                 retry_after = _retry_after(response)
-                if retry_after is None or retry_after <= self.max_retry_after:
-                    self._sleep(attempt, retry_after, req, "HTTP 429")
+                waitable = retry_after is None or retry_after <= self.max_retry_after
+                if gate is not None:  # every thread waits it out; the rate is cut
+                    fallback = min(self.max_backoff, self.backoff * 2**attempt)
+                    gate.throttled(sent, retry_after if waitable else None, fallback)
+                if attempt < self.retries and waitable:
+                    if gate is None:
+                        self._sleep(attempt, retry_after, req, "HTTP 429")
+                    else:
+                        log.debug(
+                            "retrying %s after HTTP 429 (retry %d)", req.operation, attempt + 1
+                        )
                     attempt += 1
                     continue
+            elif gate is not None:
+                gate.accepted()
             if status in RETRY_STATUSES and req.safe and attempt < self.retries:
                 self._sleep(attempt, None, req, f"HTTP {status}")
                 attempt += 1
