@@ -46,6 +46,9 @@ def fetch_each(
 ) -> list[R]:
     """``[func(k) for k in keys]``, computed by ``workers`` threads; results in key order.
 
+    The threads share the client's transport, so under a rate limit its adaptive gate paces
+    them together (:mod:`toolkit.client.adaptive`).
+
     The first exception cancels the calls not yet started and is raised.
     """
     keys = list(keys)

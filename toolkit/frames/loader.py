@@ -3,7 +3,9 @@
 Requests made, for N campaigns: the campaign list (only when ``campaign_ids`` is None), the
 dictionaries, the balance and the creative list once each, and per campaign the detailed view
 (``mode=full`` gives countries, targets and the four lists), the bid rules and the CPA rules:
-``3 N + 4`` in all. They run on a bounded thread pool of ``workers`` threads.
+``3 N + 4`` in all. They run on a bounded thread pool of ``workers`` threads, each call
+through the client's transport, whose adaptive gate paces all of them together when the
+service answers 429 (see :mod:`toolkit.client.adaptive`).
 
 >>> import toolkit
 >>> client = toolkit.connect()                                         # doctest: +SKIP
