@@ -141,6 +141,7 @@ def test_fault_settings_are_validated(fresh_sandbox):
     assert requests.delete(url, timeout=10).json() == {
         "status": "ok",
         "latency_ms": 0.0,
+        "rate_limit": None,
         "rules": [],
     }
 
