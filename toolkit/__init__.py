@@ -22,7 +22,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .bulk import Plan, PlanRefused, history, plan, undo
+    from .bulk import Plan, PlanRefused, history, plan, repair, undo
     from .bulk.workbook import export_workbook, read_workbook
     from .frames import Account, load_account
 
@@ -48,6 +48,7 @@ __all__ = [
     "load_account",
     "plan",
     "read_workbook",
+    "repair",
     "undo",
 ]
 
@@ -58,6 +59,7 @@ _LAZY = {
     "PlanRefused": "bulk",
     "plan": "bulk",
     "undo": "bulk",
+    "repair": "bulk",
     "history": "bulk",
     "export_workbook": "bulk.workbook",
     "read_workbook": "bulk.workbook",

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import (
     ApiError,
@@ -21,6 +22,9 @@ from .errors import (
     TransportError,
     WorkbookError,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .bulk.plan import Plan
 
 #: What each exit code means.
 EXIT_CODES: dict[int, str] = {
@@ -284,6 +288,34 @@ def _undo(args: argparse.Namespace) -> int:
     return 0 if result.ok else 3
 
 
+def _repair(args: argparse.Namespace) -> int:
+    from .bulk.apply import apply_plan
+    from .bulk.journal import open_journal
+    from .bulk.repair import repair_plan
+
+    book = open_journal(args.journal or None)
+    client = _client(args)
+    run_id, plan = repair_plan(client, args.run, journal=book)
+    if not len(plan):
+        print(f"Nothing to repair: run {run_id} is as planned in the account.")
+        _print_conflicts(plan)
+        return 0
+    print(f"Repair of run {run_id}: " + plan.summary(max_calls=args.max_calls))
+    _print_conflicts(plan)
+    if not _ask(f"Apply {len(plan)} call(s)?", args.yes):
+        print("Nothing sent.")
+        return 1
+    result = apply_plan(plan, client, journal=book)
+    print(result.summary())
+    return 0 if result.ok else 3
+
+
+def _print_conflicts(plan: Plan) -> None:
+    if len(plan.conflicts):
+        print(f"{len(plan.conflicts)} item(s) changed by someone else since the run; left:")
+        print(plan.conflicts.to_string(index=False))
+
+
 def _history(args: argparse.Namespace) -> int:
     from .bulk import history
     from .bulk.journal import open_journal
@@ -453,6 +485,15 @@ def build_parser() -> argparse.ArgumentParser:
     un.add_argument("--journal", default=None, help="journal file (default: user data dir)")
     account_options(un)
     un.set_defaults(func=_undo)
+    re_ = sub.add_parser("repair", help="finish a run that faults or a crash left unfinished")
+    re_.add_argument(
+        "run", nargs="?", default=None, help="the run id (default: the newest unfinished run)"
+    )
+    re_.add_argument("--yes", action="store_true", help="repair without asking")
+    re_.add_argument("--journal", default=None, help="journal file (default: user data dir)")
+    re_.add_argument("--max-calls", type=int, default=30, help="calls shown in the preview")
+    account_options(re_)
+    re_.set_defaults(func=_repair)
     de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
     de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
     de.add_argument("--quiet", action="store_true", help="no progress bars")

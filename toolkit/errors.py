@@ -49,10 +49,17 @@ class ValidationError(ToolkitError, ValueError):
 
 
 class TransportError(ToolkitError):
-    """The service could not be reached or did not answer in time (after retries)."""
+    """The service could not be reached or did not answer in time (after retries).
 
-    def __init__(self, message: str, operation: str | None = None) -> None:
+    ``maybe_sent`` is True when a try may have reached the service (a read timeout, a
+    connection dropped after the request was written): a write may then have been carried out.
+    """
+
+    def __init__(
+        self, message: str, operation: str | None = None, *, maybe_sent: bool = False
+    ) -> None:
         self.operation = operation
+        self.maybe_sent = maybe_sent
         super().__init__(f"{operation}: {message}" if operation else message)
 
 

@@ -4,12 +4,14 @@
 >>> plan = toolkit.plan(client, {"lists": edited_lists})              # doctest: +SKIP
 >>> result = plan.apply(client)                                       # doctest: +SKIP
 >>> toolkit.undo(client, result.run_id)                               # doctest: +SKIP
+>>> toolkit.repair(client, result.run_id)  # finish what faults left  # doctest: +SKIP
 """
 
 from .apply import apply_plan
 from .journal import Journal, history, undo
 from .outcomes import ApplyResult, Outcome
 from .plan import Call, Plan, PlanRefused, make_plan, plan
+from .repair import repair
 
 __all__ = [
     "ApplyResult",
@@ -22,5 +24,6 @@ __all__ = [
     "history",
     "make_plan",
     "plan",
+    "repair",
     "undo",
 ]

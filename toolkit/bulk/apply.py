@@ -8,23 +8,30 @@ failed bid changes, a read-back check, and a journal entry for undo.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .. import spec
 from ..client.results import BatchResult, parse_message
-from ..errors import ApiError, ToolkitError
+from ..errors import ApiError, ToolkitError, TransportError
 from .outcomes import ApplyResult, Outcome
 from .plan import Call, Plan
+from .read_back import VALUED, ReadBack, read_back, verify_outcomes
+
+__all__ = ["ReadBack", "apply_plan", "read_back", "verify_outcomes", "write_result_workbook"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
     from .journal import Journal
 
 ALREADY = {"add": "already_exists", "drop": "not_exists"}
+#: HTTP statuses of an answer to a write that may have been carried out all the same (the
+#: service failed on the way, or a gateway answered for it): the outcome is ``unknown`` until
+#: the read-back settles it. A 4xx is a refusal: nothing was done.
+MAYBE_DONE = (500, 502, 503, 504)
+#: Outcomes of a drop that may have landed.
+LANDED = ("applied", "unknown")
 
 
 class _Runner:
@@ -88,7 +95,11 @@ class _Runner:
         except ApiError as exc:
             if exc.outcomes:  # a single-campaign call that saved some items
                 return {ids[0]: {str(o["item"]): _kind_of(o, call) for o in exc.outcomes}}
-            return {cid: {"*": ("failed", str(exc))} for cid in ids}
+            state = "unknown" if exc.http_status in MAYBE_DONE else "failed"
+            return {cid: {"*": (state, str(exc))} for cid in ids}
+        except TransportError as exc:
+            state = "unknown" if exc.maybe_sent else "failed"
+            return {cid: {"*": (state, str(exc))} for cid in ids}
         except ToolkitError as exc:
             return {cid: {"*": ("failed", str(exc))} for cid in ids}
 
@@ -168,7 +179,7 @@ def apply_plan(
                     )
                     answered.append(Outcome.of(seq, call, cid, item, bid, outcome, message))
                     previous = answered[-1].previous
-                    if call.action == "drop" and previous is not None and outcome == "applied":
+                    if call.action == "drop" and previous is not None and outcome in LANDED:
                         dropped[(call.target, cid, item)] = previous
             result.outcomes.extend(answered)
             if book is not None:  # the outcomes as they arrive
@@ -177,15 +188,26 @@ def apply_plan(
         known = len(result.outcomes)
         sender = _JournaledSender(runner, book, run_id, len(plan.calls))
         _retry_readds(sender, result, dropped, client.options.backoff)
-        _compensate(sender, result, dropped)  # type: ignore[arg-type]
+        unsettled = [o for o in _open_readds(result, dropped) if o.outcome == "unknown"]
+        if unsettled:  # read their campaigns back before restoring anything over them
+            read_back(client, unsettled, settle_outcomes=True)
+        _compensate(sender, result, dropped)
         if book is not None:
             book.add_outcomes(run_id, result.outcomes[known:])
     finally:
         bar.close()
     if verify:
-        check = read_back(client, result.outcomes)
+        check = read_back(client, result.outcomes, settle_outcomes=True)
         result.differences, result.unverified = check.differences, check.unverified
         result.read_back_error = check.error
+        if check.live is not None:  # a re-add settled failed after its drop landed
+            live = check.live
+            gone = {
+                (t, cid, item): v
+                for (t, cid, item), v in dropped.items()
+                if cid not in live.unread and live.lookup(t, None, cid, item) is None
+            }
+            _compensate(sender, result, gone)
     if book is not None:
         book.finish_run(run_id, result, result.outcomes)
     return result
@@ -230,23 +252,25 @@ def _readd(target: str, cid: int, item: Any, bid: float) -> Call:
     return Call("add", "add", "bid_rule", (cid,), items=(item,), bid=bid)
 
 
-def _failed_readds(
-    result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
-) -> list[Outcome]:
+def _open_readds(result: ApplyResult, dropped: dict[tuple[str, int, Any], float]) -> list[Outcome]:
+    """Re-adds of bid changes whose drop landed (or may have) and that did not: failed, or
+    unknown."""
     return [
         o
         for o in result.outcomes
         if o.action == "add"
-        and o.outcome == "failed"
-        and o.target in ("country", "bid_rule")
+        and o.outcome in ("failed", "unknown")
+        and o.target in VALUED
         and (o.target, o.campaign_id, o.item) in dropped
     ]
 
 
-def _failure(problems: dict[int, dict[Any, tuple[str, str | None]]], cid: int, item: Any):  # noqa: ANN202
+def _answer(
+    problems: dict[int, dict[Any, tuple[str, str | None]]], cid: int, item: Any
+) -> tuple[str, str | None]:
+    """The outcome and message of ``item`` of campaign ``cid`` in a call's answer."""
     per = problems.get(cid, {})
-    failed = per.get("*") or per.get(str(item))
-    return failed if failed and failed[0] == "failed" else None
+    return per.get("*") or per.get(str(item)) or ("applied", None)
 
 
 def _retry_readds(
@@ -258,166 +282,63 @@ def _retry_readds(
 ) -> None:
     """A re-add whose drop went through is idempotent: send it again, a few rounds apart,
     so that a bid change does not end with neither the old bid nor the new one. An
-    "already been taken" answer means an earlier try landed; the read-back checks the value."""
+    "already been taken" answer means an earlier try landed (or the drop did not): the
+    read-back checks the value."""
     for k in range(1, rounds + 1):
-        pending = _failed_readds(result, dropped)
+        pending = [o for o in _open_readds(result, dropped) if o.bid is not None]
         if not pending:
             return
         time.sleep(backoff * 2**k)
         for o in pending:
-            if o.bid is None:
-                continue
-            failed = _failure(
-                sender.send(_readd(o.target, o.campaign_id, o.item, o.bid)), o.campaign_id, o.item
-            )
-            if failed is None:
+            call = _readd(o.target, o.campaign_id, o.item, float(o.bid))  # type: ignore[arg-type]
+            state, message = _answer(sender.send(call), o.campaign_id, o.item)
+            if state == "applied":
                 o.message = f"applied on retry {k} after: {o.message}"
-                o.outcome = "applied"
+            elif state == "already":
+                o.message = f"already there on retry {k} ({message}) after: {o.message}"
+            else:
+                o.message = f"{message} (retry {k}) after: {o.message}"
+            o.outcome = state
 
 
 def _compensate(
-    runner: _Runner, result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
+    sender: _JournaledSender, result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
 ) -> None:
-    """Restore the old value of items whose drop succeeded but whose re-add failed."""
+    """Restore the old value of items whose drop landed but whose re-add failed (once per
+    item: an item already restored or lost is left)."""
+    done = {
+        (o.target, o.campaign_id, str(o.item))
+        for o in result.outcomes
+        if o.outcome in ("restored", "lost")
+    }
+    lost_answers: list[Outcome] = []
     for o in list(result.outcomes):
-        if o.action != "add" or o.outcome != "failed" or o.target not in ("country", "bid_rule"):
+        if o.action != "add" or o.outcome != "failed" or o.target not in VALUED:
             continue
         old = dropped.get((o.target, o.campaign_id, o.item))
-        if old is None:
+        if old is None or (o.target, o.campaign_id, str(o.item)) in done:
             continue
-        call = _readd(o.target, o.campaign_id, o.item, old)
-        failed = _failure(runner.send(call), o.campaign_id, o.item)
-        state = "lost" if failed else "restored"
+        done.add((o.target, o.campaign_id, str(o.item)))
+        state, message = _answer(
+            sender.send(_readd(o.target, o.campaign_id, o.item, old)), o.campaign_id, o.item
+        )
+        if state in ("applied", "already"):
+            state, text = "restored", f"old value {old} restored after: {o.message}"
+        elif state == "unknown":
+            text = f"old value {old} sent again, its answer lost ({message}) after: {o.message}"
+        else:
+            state, text = "lost", f"old value {old} could not be restored: {message}"
         result.outcomes.append(
             Outcome(
-                o.seq,
-                "add",
-                "add",
-                o.target,
-                None,
-                o.campaign_id,
-                o.item,
-                old,
-                state,
-                f"old value {old} "
-                + (
-                    "could not be restored: " + str(failed[1])
-                    if state == "lost"
-                    else "restored after: " + str(o.message)
-                ),
-                old,
+                o.seq, "add", "add", o.target, None, o.campaign_id, o.item, old, state, text, old
             )
         )
-
-
-@dataclass
-class ReadBack:
-    """What reading the affected campaigns back found: the ``differences`` from the applied
-    outcomes, the outcomes it could not check (``unverified``) and why (``error``)."""
-
-    differences: list[str] = field(default_factory=list)
-    unverified: list[Outcome] = field(default_factory=list)
-    error: str | None = None
-
-
-def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
-    """Read back the affected campaigns; what does not match the applied outcomes (see
-    :func:`read_back`, which also says what could not be checked)."""
-    return read_back(client, outcomes).differences
-
-
-def read_back(client: Client, outcomes: Iterable[Outcome]) -> ReadBack:
-    """Read back the affected campaigns and compare them with the applied outcomes.
-
-    A failed read never raises: the outcomes of a campaign whose detail or rules could not be
-    read (after the client's retries), and language targets when the dictionaries could not
-    be, are returned as ``unverified`` with the first error, not as differences.
-    """
-    from ..frames import load_account
-
-    wanted = [
-        o
-        for o in outcomes
-        if o.outcome in ("applied", "already", "restored")
-        and o.target in ("country", "bid_rule", *spec.LISTS, *spec.TARGET_KINDS)
-    ]
-    final: dict[tuple[Any, ...], Outcome] = {}
-    for o in wanted:
-        final[(o.target, o.list_type, o.campaign_id, str(o.item))] = o
-    ids = sorted({o.campaign_id for o in wanted})
-    if not ids:
-        return ReadBack()
-    try:
-        live = load_account(client, ids, progress=False)
-    except ToolkitError as exc:  # AuthError: the key was refused meanwhile
-        return ReadBack([], list(final.values()), " ".join(str(exc).split()))
-    unread: dict[int, str] = {}  # campaign id (-1: the dictionaries) -> why
-    errors: list[str] = []
-    for f in live.failures.itertuples(index=False):
-        message = " ".join(str(f.message).split())
-        if pd.isna(f.campaign_id):
-            if f.operation != "account.dictionaries":
-                continue  # the balance and the creative list are not compared
-            unread[-1] = message
-        else:
-            unread.setdefault(int(f.campaign_id), message)
-        errors.append(message)
-    check = ReadBack()
-    if errors:
-        others = len(set(errors)) - 1
-        check.error = errors[0] + (f"; and {others} other error(s)" if others else "")
-    countries = {
-        (int(r.campaign_id), r.country): float(r.bid)
-        for r in live.table("countries").itertuples(index=False)
-    }
-    rules = {
-        (int(r.campaign_id), r.item): float(r.bid)
-        for r in live.table("bid_rules").itertuples(index=False)
-    }
-    lists = {
-        (int(r.campaign_id), str(r.list), r.item)
-        for r in live.table("lists").itertuples(index=False)
-    }
-    lang = live.refs.get("language")
-    code_of = (
-        dict(zip(lang["id"].astype(str), lang["code"].astype(str), strict=True))
-        if (lang is not None and len(lang))
-        else {}
-    )
-    targets = set()
-    for r in live.table("targets").itertuples(index=False):
-        kind = str(r.kind).replace("_", "-")
-        value = code_of.get(str(r.value), str(r.value)) if kind == "language" else str(r.value)
-        lt = None if pd.isna(r.list_type) else str(r.list_type)
-        targets.add(
-            (int(r.campaign_id), kind, lt if spec.TARGET_KINDS[kind].typed else None, value)
-        )
-    diffs = check.differences
-    for o in final.values():
-        if o.campaign_id in unread or (o.target == "language" and -1 in unread):
-            check.unverified.append(o)
-            continue
-        present = o.action == "add" or o.outcome == "restored"
-        cid, item = o.campaign_id, str(o.item)
-        if o.target == "country":
-            have = countries.get((cid, item))
-            ok = (have is not None and abs(have - (o.bid or 0)) < 1e-9) if present else have is None
-        elif o.target == "bid_rule":
-            have = rules.get((cid, item))
-            ok = (have is not None and abs(have - (o.bid or 0)) < 1e-9) if present else have is None
-        elif o.target in spec.LISTS:
-            ok = ((cid, o.target, item) in lists) == present
-        else:
-            kind = spec.TARGET_KINDS[o.target]
-            lt = (o.list_type or "black") if kind.typed else None
-            ok = ((cid, o.target, lt, item) in targets) == present
-        if not ok:
-            state = "present" if present else "absent"
-            diffs.append(
-                f"campaign {cid} {o.target} {item}: expected {state}"
-                + (f" with bid {o.bid}" if present and o.bid is not None else "")
-            )
-    return check
+        if state == "unknown":
+            lost_answers.append(result.outcomes[-1])
+    if lost_answers:  # read back the restores whose answer was lost
+        read_back(sender.runner.client, lost_answers, settle_outcomes=True)
+        for r in lost_answers:
+            r.outcome = {"applied": "restored", "failed": "lost"}.get(r.outcome, r.outcome)
 
 
 # --------------------------------------------------------------------------- result workbook

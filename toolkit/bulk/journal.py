@@ -64,6 +64,12 @@ CREATE TABLE IF NOT EXISTS outcomes(
     previous TEXT
 );
 CREATE INDEX IF NOT EXISTS outcomes_run ON outcomes(run_id);
+CREATE TABLE IF NOT EXISTS planned(
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    call TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
 CREATE TABLE IF NOT EXISTS calls(
     run_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -76,7 +82,7 @@ CREATE TABLE IF NOT EXISTS calls(
 """
 
 # Outcomes whose call may have changed the account, and so are inverted by undo.
-INVERTED: tuple[str, ...] = ("applied", "unknown")
+INVERTED: tuple[str, ...] = ("applied", "already", "unknown")
 PENDING = "sent; no answer recorded (the run was cut off)"
 
 
@@ -122,12 +128,33 @@ class Journal:
 
     def start_run(self, client: Client, plan: Plan, undoes: str | None = None) -> str:
         run_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        with self._write() as db:
+        with self._write() as db:  # the whole plan, so that a cut-off run can be finished
             db.execute(
                 "INSERT INTO runs(run_id, started, base_url, calls, undoes) VALUES (?,?,?,?,?)",
                 (run_id, _now(), client.base_url, len(plan), undoes),
             )
+            db.executemany(
+                "INSERT INTO planned VALUES (?,?,?)",
+                [
+                    (run_id, seq, json.dumps(_call_record(call), default=str))
+                    for seq, call in enumerate(plan.calls)
+                ],
+            )
         return run_id
+
+    def planned(self, run_id: str) -> list[dict[str, Any]]:
+        """The calls run ``run_id`` planned, in order, as journaled when it started (for runs
+        journaled before plans were: the calls it sent)."""
+        with closing(self._connect()) as db:
+            rows = db.execute(
+                "SELECT call FROM planned WHERE run_id=? ORDER BY seq", (run_id,)
+            ).fetchall()
+            if not rows:
+                rows = db.execute(
+                    "SELECT call FROM calls WHERE run_id=? AND kind='plan' ORDER BY seq",
+                    (run_id,),
+                ).fetchall()
+        return [json.loads(r[0]) for r in rows]
 
     def record(self, run_id: str | None, outcomes: Iterable[Outcome]) -> None:
         """Replace every outcome of the run with ``outcomes`` (one transaction)."""

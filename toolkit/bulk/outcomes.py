@@ -14,7 +14,13 @@ import pandas as pd
 
 from .calls import Call
 
-OUTCOMES: tuple[str, ...] = ("applied", "already", "failed", "restored", "lost")
+#: Every outcome of an item: ``applied``; ``already`` (the service had it, value verified by
+#: the read-back); ``failed`` (refused, or not carried out); ``unknown`` (a write whose answer
+#: the network hid and that the read-back could not settle); ``restored`` (a bid change's old
+#: value put back after its new one failed); ``lost`` (neither could be put back).
+OUTCOMES: tuple[str, ...] = ("applied", "already", "failed", "unknown", "restored", "lost")
+#: Outcomes that leave an item not as planned: what ``campaign-toolkit repair`` finishes.
+UNFINISHED: tuple[str, ...] = ("failed", "unknown", "lost")
 
 
 @dataclass
@@ -128,7 +134,7 @@ class ApplyResult:
         text = f"Applied: {', '.join(parts) or 'nothing to do'}"
         if self.run_id:
             text += f" (run {self.run_id})"
-        bad = [o for o in self.outcomes if o.outcome in ("failed", "lost")]
+        bad = [o for o in self.outcomes if o.outcome in UNFINISHED]
         for o in bad[:most]:
             item = "" if o.item is None else f" {o.item}"
             text += f"\n  {o.outcome}: {o.action} {o.target} on campaign {o.campaign_id}{item}" + (
@@ -142,7 +148,24 @@ class ApplyResult:
             text += f"\n{len(self.differences)} difference(s) after read-back:\n  " + "\n  ".join(
                 self.differences[:20]
             )
+        if self.run_id and (bad or self.differences):
+            text += "\n" + self.repair_note()
         return text
+
+    def repair_note(self) -> str:
+        """One line: how many items are not finished, and the command that finishes them."""
+        counts = defaultdict(int)
+        for o in self.outcomes:
+            if o.outcome in UNFINISHED:
+                counts[o.outcome] += 1
+        parts = ", ".join(f"{counts[k]} {k}" for k in UNFINISHED if counts[k])
+        total = sum(counts.values())
+        if not total and self.differences:
+            total, parts = len(self.differences), "differences after read-back"
+        return (
+            f"{total} item(s) not finished ({parts}):"
+            f" `campaign-toolkit repair {self.run_id}` finishes them"
+        )
 
     def unverified_note(self) -> str:
         """One line: how many items the read-back could not check, on which campaigns, why."""

@@ -319,6 +319,7 @@ class Transport:
             files = {name: (fn, data, mime) for name, (fn, data, mime) in req.files.items()}
         attempt = 0
         gate = self.gate
+        reached = False  # a try may have reached the service
         while True:
             if self.limiter is not None:
                 self.limiter.acquire()
@@ -340,6 +341,7 @@ class Transport:
             except requests.RequestException as exc:
                 took = (time.perf_counter() - started) * 1000
                 never_sent = _never_sent(exc)
+                reached = reached or not never_sent
                 reason = _describe(exc, self._key)
                 log.debug("%s %s -> %s in %.0f ms", method, req.path, reason, took)
                 if attempt < self.retries and (req.safe or never_sent):
@@ -351,13 +353,14 @@ class Transport:
                 interrupted = True
             except Exception as exc:  # not a requests error, but raised inside requests/urllib3
                 failure = redact(f"{type(exc).__name__}: {exc}", self._key)
+                reached = True
             # Raised outside the except blocks: the original exception, whose frames inside
             # requests and urllib3 hold the URL with the key, must not ride along as
             # __context__ (error trackers and ``--showlocals`` print those frames' locals).
             if interrupted:
                 raise KeyboardInterrupt
             if failure is not None:
-                raise TransportError(failure, req.operation)
+                raise TransportError(failure, req.operation, maybe_sent=reached)
             if retry_after_failure is not None:
                 self._sleep(attempt, None, req, retry_after_failure)
                 attempt += 1

@@ -1,0 +1,262 @@
+"""The read-back after a run: the affected campaigns read again, each outcome checked and
+settled against what is live.
+
+A write whose answer the network hid is ``unknown`` until the read-back says whether it was
+carried out; an "already been taken" answer proves that the item is there, not that it has
+the planned bid, so ``already`` is checked by value.
+
+>>> check = read_back(client, result.outcomes)                        # doctest: +SKIP
+>>> check.differences, check.unverified                               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .. import spec
+from ..errors import ToolkitError
+from .outcomes import Outcome
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..client import Client
+    from ..frames import Account
+
+#: Targets whose items carry a bid; the others are present or absent.
+VALUED = ("country", "bid_rule")
+#: Outcomes the read-back looks at.
+CHECKED = ("applied", "already", "restored", "unknown")
+
+
+@dataclass
+class LiveState:
+    """What the read-back found live: bids by (campaign, item) for countries and bid rules,
+    the listed items and the targets; ``unread`` maps a campaign id (``-1``: the
+    dictionaries) to why it could not be read."""
+
+    countries: dict[tuple[int, str], float] = field(default_factory=dict)
+    rules: dict[tuple[int, str], float] = field(default_factory=dict)
+    lists: set[tuple[int, str, str]] = field(default_factory=set)
+    targets: set[tuple[int, str, str | None, str]] = field(default_factory=set)
+    unread: dict[int, str] = field(default_factory=dict)
+
+    def readable(self, o: Outcome) -> bool:
+        return o.campaign_id not in self.unread and not (
+            o.target == "language" and -1 in self.unread
+        )
+
+    def value(self, o: Outcome) -> Any:
+        """The live bid of ``o``'s item (countries, bid rules), ``True`` when a listed item or
+        target is there, ``None`` when absent."""
+        return self.lookup(o.target, o.list_type, o.campaign_id, o.item)
+
+    def lookup(self, target: str, list_type: str | None, cid: int, item: Any) -> Any:
+        """The live value of one item (see :meth:`value`)."""
+        item = str(item)
+        if target == "country":
+            return self.countries.get((cid, item))
+        if target == "bid_rule":
+            return self.rules.get((cid, item))
+        if target in spec.LISTS:
+            return True if (cid, target, item) in self.lists else None
+        kind = spec.TARGET_KINDS[target]
+        lt = (list_type or "black") if kind.typed else None
+        return True if (cid, target, lt, item) in self.targets else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is True and b is True
+    return abs(float(a) - float(b)) < 1e-9
+
+
+def planned(o: Outcome) -> Any:
+    """The value ``o`` leaves when carried out: its bid (or ``True``) for an add or a
+    restore, ``None`` (absent) for a drop."""
+    if o.action == "drop":
+        return None
+    if o.target in VALUED:
+        return o.bid if o.bid is not None else True
+    return True
+
+
+def carried_out(o: Outcome, live: Any) -> bool:
+    """True when ``live`` shows ``o`` carried out: an add's item there with its bid; a
+    drop's item gone, or holding another bid than the dropped one (a bid change's add)."""
+    if o.action != "drop":
+        want = planned(o)
+        if want is True and o.target in VALUED:
+            return live is not None
+        return _same(live, want)
+    if live is None:
+        return True
+    return o.target in VALUED and o.previous is not None and not _same(live, o.previous)
+
+
+@dataclass
+class ReadBack:
+    """What reading the affected campaigns back found: the ``differences`` from the applied
+    outcomes, the outcomes it could not check (``unverified``) and why (``error``), and the
+    live state it read (``live``, for settling outcomes)."""
+
+    differences: list[str] = field(default_factory=list)
+    unverified: list[Outcome] = field(default_factory=list)
+    error: str | None = None
+    live: LiveState | None = None
+
+
+def verify_outcomes(client: Client, outcomes: Iterable[Outcome]) -> list[str]:
+    """Read back the affected campaigns; what does not match the applied outcomes (see
+    :func:`read_back`, which also says what could not be checked)."""
+    return read_back(client, outcomes).differences
+
+
+def _checked(outcomes: Iterable[Outcome]) -> list[Outcome]:
+    return [
+        o
+        for o in outcomes
+        if o.outcome in CHECKED
+        and o.target in (*VALUED, *spec.LISTS, *spec.TARGET_KINDS)
+        and o.item is not None
+    ]
+
+
+def read_live_state(client: Client, ids: list[int]) -> tuple[LiveState, str | None]:
+    """The live items of campaigns ``ids``, and the first read error (with a count of the
+    others), if any. Never raises for a failed read: what could not be read is ``unread``."""
+    from ..frames import load_account
+
+    try:
+        live = load_account(client, ids, progress=False)
+    except ToolkitError as exc:  # AuthError: the key was refused meanwhile
+        state = LiveState(unread=dict.fromkeys([*ids, -1], " ".join(str(exc).split())))
+        return state, " ".join(str(exc).split())
+    return live_state(live)
+
+
+def live_state(live: Account) -> tuple[LiveState, str | None]:
+    """The items of a loaded account as a :class:`LiveState`, and the first read error."""
+    state = LiveState()
+    errors: list[str] = []
+    for f in live.failures.itertuples(index=False):
+        message = " ".join(str(f.message).split())
+        if pd.isna(f.campaign_id):
+            if f.operation != "account.dictionaries":
+                continue  # the balance and the creative list are not compared
+            state.unread[-1] = message
+        else:
+            state.unread.setdefault(int(f.campaign_id), message)
+        errors.append(message)
+    error = None
+    if errors:
+        others = len(set(errors)) - 1
+        error = errors[0] + (f"; and {others} other error(s)" if others else "")
+    state.countries = {
+        (int(r.campaign_id), str(r.country)): float(r.bid)
+        for r in live.table("countries").itertuples(index=False)
+    }
+    state.rules = {
+        (int(r.campaign_id), str(r.item)): float(r.bid)
+        for r in live.table("bid_rules").itertuples(index=False)
+    }
+    state.lists = {
+        (int(r.campaign_id), str(r.list), str(r.item))
+        for r in live.table("lists").itertuples(index=False)
+    }
+    lang = live.refs.get("language")
+    code_of = (
+        dict(zip(lang["id"].astype(str), lang["code"].astype(str), strict=True))
+        if (lang is not None and len(lang))
+        else {}
+    )
+    for r in live.table("targets").itertuples(index=False):
+        kind = str(r.kind).replace("_", "-")
+        value = code_of.get(str(r.value), str(r.value)) if kind == "language" else str(r.value)
+        lt = None if pd.isna(r.list_type) else str(r.list_type)
+        state.targets.add(
+            (int(r.campaign_id), kind, lt if spec.TARGET_KINDS[kind].typed else None, value)
+        )
+    return state, error
+
+
+def read_back(
+    client: Client, outcomes: Iterable[Outcome], *, settle_outcomes: bool = False
+) -> ReadBack:
+    """Read back the affected campaigns and compare them with the outcomes.
+
+    With ``settle_outcomes``, the outcomes are first settled in place (see :func:`settle`).
+    A failed read never raises: the outcomes of a campaign whose detail or rules could not be
+    read (after the client's retries), and language targets when the dictionaries could not
+    be, are returned as ``unverified`` with the first error, not as differences.
+    """
+    outcomes = list(outcomes)
+    checked = _checked(outcomes)
+    ids = sorted({o.campaign_id for o in checked})
+    if not ids:
+        return ReadBack()
+    live, error = read_live_state(client, ids)
+    if settle_outcomes:
+        settle(outcomes, live)
+    check = ReadBack(error=error, live=live)
+    final: dict[tuple[Any, ...], Outcome] = {}
+    for o in _checked(outcomes):
+        final[(o.target, o.list_type, o.campaign_id, str(o.item))] = o
+    for o in final.values():
+        if not live.readable(o):
+            check.unverified.append(o)
+            continue
+        if o.outcome == "unknown" or carried_out(o, live.value(o)):
+            continue
+        present = o.action != "drop"
+        state = "present" if present else "absent"
+        check.differences.append(
+            f"campaign {o.campaign_id} {o.target} {o.item}: expected {state}"
+            + (f" with bid {o.bid}" if present and o.bid is not None else "")
+        )
+    return check
+
+
+def settle(outcomes: list[Outcome], live: LiveState) -> int:
+    """Settle, item by item, what the answers left open: an ``unknown`` write becomes
+    ``applied`` when live shows it carried out and ``failed`` when it does not; an ``already``
+    whose item holds another value than planned becomes ``failed``. Outcomes of campaigns that
+    could not be read stay as they are. Returns how many outcomes changed."""
+    changed = 0
+    for o in outcomes:
+        if o.outcome not in ("unknown", "already") or o.item is None:
+            continue
+        if o.target not in (*VALUED, *spec.LISTS, *spec.TARGET_KINDS) or not live.readable(o):
+            continue
+        have = live.value(o)
+        done = carried_out(o, have)
+        shown = "absent" if have is None else ("there" if have is True else f"bid {have}")
+        if o.outcome == "unknown":
+            o.outcome = "applied" if done else "failed"
+            o.message = (
+                f"{'carried out' if done else 'not carried out'} (settled by the read-back:"
+                f" live {shown}) after: {o.message}"
+            )
+            changed += 1
+        elif not done:
+            o.outcome = "failed"
+            o.message = (
+                f"answered as already done, but live is {shown}, not {planned(o)}: {o.message}"
+            )
+            changed += 1
+    return changed
+
+
+__all__ = [
+    "LiveState",
+    "ReadBack",
+    "live_state",
+    "read_back",
+    "read_live_state",
+    "settle",
+    "verify_outcomes",
+]
