@@ -440,7 +440,10 @@ def test_apply_under_faults_reports_truly_converges_and_undoes_exactly(
     )
     assert count.items > (0 if name == "client-kill" else 100)
     assert count.wrong == [], "\n".join(count.wrong[:20])
-    if name != "client-kill":  # a cut-off run's unanswered calls are unknown until repaired
+    # An outcome stays unknown only when its campaign could not be read back: with faults
+    # on the writes alone, the read-back reads every campaign and settles every one. (A
+    # cut-off run's unanswered calls stay unknown until it is repaired.)
+    if name != "client-kill" and all(r.get("path") in WRITES for r in faults.get("rules", [])):
         assert count.unknown == 0
 
     repaired = toolkit.repair(client, run_id, journal=str(journal), progress=False)
