@@ -67,7 +67,9 @@ class LiveState:
         return True if (cid, target, lt, item) in self.targets else None
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
+    """Two live values alike: both absent (``None``), both present (``True``), or bids
+    equal to 1e-9."""
     if a is None or b is None:
         return a is b
     if isinstance(a, bool) or isinstance(b, bool):
@@ -92,10 +94,10 @@ def carried_out(o: Outcome, live: Any) -> bool:
         want = planned(o)
         if want is True and o.target in VALUED:
             return live is not None
-        return _same(live, want)
+        return same_value(live, want)
     if live is None:
         return True
-    return o.target in VALUED and o.previous is not None and not _same(live, o.previous)
+    return o.target in VALUED and o.previous is not None and not same_value(live, o.previous)
 
 
 @dataclass
@@ -255,6 +257,8 @@ __all__ = [
     "LiveState",
     "ReadBack",
     "live_state",
+    "same_value",
+    "same_value",
     "read_back",
     "read_live_state",
     "settle",

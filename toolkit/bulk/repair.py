@@ -29,7 +29,7 @@ from .guards import GUARDS
 from .journal import Journal, open_journal
 from .outcomes import UNFINISHED, ApplyResult
 from .plan import Plan, make_plan, read_live
-from .read_back import live_state
+from .read_back import live_state, same_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -144,20 +144,14 @@ def repair_plan(
     state, _ = live_state(live)
     base = {}
     for key, old in before.items():
-        now = state.lookup(key[0], key[1], key[2], key[3])
-        now = ABSENT if now is None else now
+        now = state.lookup(key[0], key[1], key[2], key[3])  # None: absent
         # what the run itself left on the way is no one else's change: plan from it
-        base[key] = now if any(_same(now, v) for v in between[key]) else old
+        if any(same_value(now, None if v is ABSENT else v) for v in between[key]):
+            base[key] = ABSENT if now is None else now
+        else:
+            base[key] = old
     plan = make_plan(client, _tables(after), base=_tables(base), live=live, allow=GUARDS)
     return run_id, plan
-
-
-def _same(a: Any, b: Any) -> bool:
-    if a is ABSENT or b is ABSENT:
-        return a is b
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is True and b is True
-    return abs(float(a) - float(b)) < 1e-9
 
 
 def repair(
