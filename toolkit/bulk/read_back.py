@@ -232,7 +232,13 @@ def settle(outcomes: list[Outcome], live: LiveState) -> int:
     for o in outcomes:
         if o.outcome not in ("unknown", "already") or o.item is None:
             continue
-        if o.target not in (*VALUED, *spec.LISTS, *spec.TARGET_KINDS) or not live.readable(o):
+        if o.target not in (*VALUED, *spec.LISTS, *spec.TARGET_KINDS):
+            continue
+        if not live.readable(o):  # "already" proves presence, not the bid: unknown
+            if o.outcome == "already" and o.target in VALUED and o.action != "drop":
+                o.outcome = "unknown"
+                o.message = f"already there, its bid could not be read back: {o.message}"
+                changed += 1
             continue
         have = live.value(o)
         done = carried_out(o, have)
