@@ -12,6 +12,8 @@
     │   ├── NotFoundError    a campaign, creative or path the account does not have
     │   └── RateLimitError   HTTP 429 after the retries (``retry_after`` seconds)
     ├── IncompleteReadError  a part of the live account could not be read, so no plan
+    ├── PlanRefused          a guard refused a plan before any call (``guard``, ``details``)
+    ├── SnapshotError        a saved account snapshot that cannot be read
     └── WorkbookError        an edited workbook that does not validate: every problem
                              (``WorkbookProblem``) with its sheet, row, column and value
 
@@ -151,6 +153,28 @@ class IncompleteReadError(ToolkitError):
         )
 
 
+class PlanRefused(ToolkitError):
+    """A guard refused the plan before any call; ``guard`` names it, ``details`` the numbers.
+
+    Lift it with ``plan(..., allow={"<guard>"})``; on the command line, ``--allow <guard>``.
+    """
+
+    def __init__(self, guard: str, details: list[str]) -> None:
+        self.guard = guard
+        self.details = details
+        shown = "; ".join(details[:10]) + (
+            f"; ... ({len(details) - 10} more)" if len(details) > 10 else ""
+        )
+        super().__init__(
+            f"plan refused by guard '{guard}': {shown}"
+            f" (to go ahead: allow={{'{guard}'}} in Python, --allow {guard} on the command line)"
+        )
+
+
+class SnapshotError(ToolkitError, ValueError):
+    """A snapshot folder that cannot be read: no manifest, or another schema version."""
+
+
 class WorkbookProblem(NamedTuple):
     """One bad cell (or missing column) of a workbook: ``row`` is the Excel row number
     (the header is row 1; ``None`` for a whole sheet), ``column`` the header name."""
@@ -217,7 +241,9 @@ __all__ = [
     "ConfigError",
     "IncompleteReadError",
     "NotFoundError",
+    "PlanRefused",
     "RateLimitError",
+    "SnapshotError",
     "ToolkitError",
     "TransportError",
     "ValidationError",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # --------------------------------------------------------------------------- formats
@@ -102,15 +103,37 @@ TAKEN_SUFFIX = "; CampaignId: {campaign_id}; Item has already been taken"
 
 @dataclass(frozen=True)
 class TargetKind:
-    """One targeting kind of a campaign.
+    """One targeting kind of a campaign: everything that varies by kind, in one row.
 
-    ``item_type`` is the type of one item in requests (``country`` items are codes mapped to a
-    bid on add).  ``detail_field`` is the key of the detailed campaign view (``mode=full``);
-    typed kinds (``cidr``, ``domain``) take ``type=black|white`` and have one detail field per
-    list type.  ``price_param`` is the name of the matching parameter of the price operation.
-    ``batch_listed`` says whether the interface lists the kind among its batch operations.
-    ``detail`` is the shape of the detail field: ``map`` (id -> name), ``list``, or
-    ``optional`` (a list present only when the campaign has targets of the kind).
+    ``name`` is the kind's one name, as the paths spell it (``isp-mobile``); tables spell it
+    :attr:`column` (``isp_mobile``) and :func:`target_kind` accepts either.
+
+    - ``item_type``: the type of one item in requests (``country`` items are codes mapped to
+      a bid on add, see ``bids``).
+    - ``detail_field``: the key of the detailed campaign view (``mode=full``); typed kinds
+      (``cidr``, ``domain``) take ``type=black|white`` and have one detail field per list type
+      in ``typed_fields``.
+    - ``detail``: the shape of the detail field: ``map`` (id -> name), ``list``, or
+      ``optional`` (a list present only when the campaign has targets of the kind).
+    - ``price_param``: the name of the matching parameter of the price operation.
+    - ``formats``: the ad formats that allow the kind.
+    - ``values``: the closed set of values of a kind without a dictionary (``quality``).
+    - ``labels``: the dictionary (``list-refs-data`` type) that names the kind's ids;
+      ``by_format``: that dictionary is grouped by the format's category group (``category``).
+    - ``codes``: the dictionary of codes the kind is *sent* as, while the detail view and the
+      tables show ids (``language``: ids of ``language``, sent as ``language_code`` codes).
+    - ``search``: the kind's values are found with the search operation (``city``).
+    - ``bids``: each item carries a bid; the kind has a table of its own (``countries``).
+    - ``count_fields``: list type (``""`` when untyped) -> the field that ``mode=count``
+      reports as a number.
+    - ``syntax``: a check of one value's syntax (``cidr``, ``domain``); ``fold_case``: values
+      compare case-insensitively and are kept lower case (``domain``).
+    - ``on_create``: accepted inside ``target`` on campaign create/update;
+      ``start_requires``: needed before a campaign may start.
+    - ``batch_listed``: the interface lists the kind among its batch operations.
+    - ``save_error``/``missing_error``: the service's messages for an item already taken and
+      for dropping a missing item. ``alias_add_paths``: other paths of the add operation.
+    - ``help``: what one value is, for workbook notes and help text.
     """
 
     name: str
@@ -121,17 +144,37 @@ class TargetKind:
     typed: bool = False
     typed_fields: dict[str, str] = field(default_factory=dict)
     values: tuple[str, ...] | None = None
-    dictionary: str | None = None
+    labels: str | None = None
+    by_format: bool = False
+    codes: str | None = None
+    search: bool = False
+    bids: bool = False
+    count_fields: dict[str, str] = field(default_factory=dict)
+    syntax: Callable[[str], bool] | None = None
+    fold_case: bool = False
+    on_create: bool = False
+    start_requires: bool = False
     batch_listed: bool = True
     save_error: str = MSG_SAVE_TAKEN
     missing_error: str = MSG_DROP_MISSING
     alias_add_paths: tuple[str, ...] = ()
     detail: str = "list"
+    help: str = ""
 
     @property
     def stored_as_int(self) -> bool:
-        """Items kept and shown as ids: every int kind, and languages (sent as codes)."""
-        return self.item_type is int or self.dictionary == "language_code"
+        """Items kept and shown as ids: every int kind, and kinds sent as codes."""
+        return self.item_type is int or self.codes is not None
+
+    @property
+    def sent_as_code(self) -> bool:
+        """The kind is shown as ids but sent as the codes of :attr:`codes` (``language``)."""
+        return self.codes is not None
+
+    @property
+    def list_types(self) -> tuple[str, ...]:
+        """``("black", "white")`` for typed kinds, ``("",)`` for the others."""
+        return tuple(self.typed_fields) if self.typed else ("",)
 
     @property
     def add_path(self) -> str:
@@ -157,19 +200,26 @@ class TargetKind:
     def allowed_for(self, ad_format: str) -> bool:
         return ad_format in self.formats
 
+    def label_group(self, ad_format: str) -> str:
+        """The group of the label dictionary for a format (``""`` unless ``by_format``)."""
+        return FORMATS[ad_format].category_group if self.by_format else ""
 
-TARGET_KINDS: dict[str, TargetKind] = {
-    k.name: k
-    for k in (
+
+def _base_kinds() -> tuple[TargetKind, ...]:
+    return (
         TargetKind(
             "category",
             int,
             "category",
             price_param="category",
-            dictionary="category",
+            labels="category",
+            by_format=True,
             detail="map",
+            on_create=True,
+            start_requires=True,
             save_error="Error on save category item #{item} {name}" + TAKEN_SUFFIX,
             missing_error="Error on find category item: {item}; CampaignId: {campaign_id}",
+            help="category id (of the campaign's format)",
         ),
         TargetKind(
             "quality",
@@ -177,33 +227,65 @@ TARGET_KINDS: dict[str, TargetKind] = {
             "quality",
             price_param="quality",
             values=QUALITIES,
+            on_create=True,
+            start_requires=True,
             save_error="Error on save quality item {item}" + TAKEN_SUFFIX,
             missing_error="Error on find quality item: {item}; CampaignId: {campaign_id}",
+            help="traffic quality",
         ),
         TargetKind(
             "country",
             str,
             "countrySet",
             price_param="country",
-            dictionary="country",
+            labels="country",
+            bids=True,
+            on_create=True,
+            start_requires=True,
             save_error="Error on save country item #{item}" + TAKEN_SUFFIX,
             missing_error="Error on find country item: {item}; CampaignId: {campaign_id}",
+            help="ISO 3166-1 alpha-2 code",
         ),
         TargetKind(
-            "connection-type", str, "connectionType", values=CONNECTION_TYPES, detail="optional"
+            "connection-type",
+            str,
+            "connectionType",
+            values=CONNECTION_TYPES,
+            detail="optional",
+            help="connection type",
         ),
         TargetKind(
             "language",
             str,
             "language",
             price_param="language",
-            dictionary="language_code",
+            labels="language",
+            codes="language_code",
             batch_listed=False,
             detail="optional",
+            help="language id (sent as its ISO 639-1 code)",
         ),
-        TargetKind("os", int, "os", price_param="os", dictionary="os", detail="map"),
         TargetKind(
-            "browser", int, "browser", price_param="browser", dictionary="browser", detail="map"
+            "os",
+            int,
+            "os",
+            price_param="os",
+            labels="os",
+            detail="map",
+            count_fields={"": "os"},
+            on_create=True,
+            help="operating system id",
+        ),
+        TargetKind(
+            "browser",
+            int,
+            "browser",
+            price_param="browser",
+            labels="browser",
+            detail="map",
+            count_fields={"": "browser"},
+            on_create=True,
+            help="browser id",
         ),
         TargetKind(
             "subs-age",
@@ -211,7 +293,8 @@ TARGET_KINDS: dict[str, TargetKind] = {
             "subsAge",
             formats=frozenset({"push"}),
             price_param="subsAge",
-            dictionary="subs_age",
+            labels="subs_age",
+            help="subscription age group id",
         ),
         TargetKind(
             "city",
@@ -219,25 +302,40 @@ TARGET_KINDS: dict[str, TargetKind] = {
             "city",
             formats=frozenset({"push", "pops", "inpage"}),
             price_param="city",
+            search=True,
             batch_listed=False,
             detail="optional",
+            help="city id (search operation)",
         ),
         TargetKind(
             "region",
             int,
             "region",
             price_param="region",
+            search=True,
             detail="optional",
             alias_add_paths=("/api/region/add-region",),
+            help="region id (search operation)",
         ),
-        TargetKind("isp-mobile", int, "ispMobile", price_param="ispMobile", detail="map"),
+        TargetKind(
+            "isp-mobile",
+            int,
+            "ispMobile",
+            price_param="ispMobile",
+            search=True,
+            detail="map",
+            help="mobile ISP id (search operation)",
+        ),
         TargetKind(
             "cidr",
             str,
             None,
             typed=True,
             typed_fields={"black": "blackCidr", "white": "whiteCidr"},
+            count_fields={"white": "whiteCidr"},
+            syntax=is_cidr,
             alias_add_paths=("/api/region/add-cidr",),
+            help="IP address, CIDR or IP range",
         ),
         TargetKind(
             "domain",
@@ -246,15 +344,44 @@ TARGET_KINDS: dict[str, TargetKind] = {
             formats=frozenset({"video", "pops"}),
             typed=True,
             typed_fields={"black": "blackDomain", "white": "whiteDomain"},
+            syntax=is_domain,
+            fold_case=True,
             save_error="Error on save domain item {item}" + TAKEN_SUFFIX,
+            help="domain name",
         ),
     )
-}
 
-# Kinds needed before a campaign may start.
-START_REQUIRES: tuple[str, ...] = ("category", "quality", "country")
-# Kinds accepted inside ``target`` on campaign create/update.
-CREATE_TARGET_KINDS: tuple[str, ...] = ("category", "quality", "country", "os", "browser")
+
+TARGET_KINDS: dict[str, TargetKind] = {}
+
+
+def target_kind(name: str) -> TargetKind:
+    """The kind named ``name``, spelled as the paths (``isp-mobile``) or as the tables
+    (``isp_mobile``) spell it.
+
+    >>> target_kind("isp_mobile").detail_field
+    'ispMobile'
+    """
+    kind = TARGET_KINDS.get(name) or TARGET_KINDS.get(name.replace("_", "-"))
+    if kind is None:
+        raise KeyError(f"unknown target kind {name!r}; kinds: {', '.join(TARGET_KINDS)}")
+    return kind
+
+
+def kind_of_column(column: str) -> TargetKind | None:
+    """The kind whose table spelling is ``column``, or None."""
+    return TARGET_KINDS_BY_COLUMN.get(column)
+
+
+def item_kinds() -> tuple[TargetKind, ...]:
+    """The kinds kept in the ``targets`` table: every kind but those with bids."""
+    return tuple(k for k in TARGET_KINDS.values() if not k.bids)
+
+
+def bid_kind() -> TargetKind:
+    """The kind whose items carry bids (``country``): the ``countries`` table."""
+    return next(k for k in TARGET_KINDS.values() if k.bids)
+
 
 # --------------------------------------------------------------------------- lists
 
@@ -371,17 +498,6 @@ CAMPAIGN_LIST_FIELDS: tuple[str, ...] = (
     "note",
     "vertical",
 )
-# Fields that count mode reports as numbers.
-COUNT_FIELDS: tuple[str, ...] = (
-    "blacklist",
-    "whitelist",
-    "subIdBlack",
-    "subIdWhite",
-    "whiteCidr",
-    "os",
-    "browser",
-)
-
 # --------------------------------------------------------------------------- CPA rules
 
 CPA_TYPES: tuple[str, ...] = ("sum", "show", "click")
@@ -434,12 +550,6 @@ CREATIVE_FILE_FIELDS: tuple[str, ...] = ("iconFile", "imageFile", "videoFile")
 ICON_REQUIRED_FORMATS: frozenset[str] = frozenset({"push", "inpage"})
 IMAGE_FORMATS: frozenset[str] = frozenset({"push", "inpage"})
 VIDEO_CONVERT_STATES: tuple[str, ...] = ("wait", "processing", "success", "fail")
-
-# --------------------------------------------------------------------------- price
-
-PRICE_PARAMS: tuple[str, ...] = tuple(
-    k.price_param for k in TARGET_KINDS.values() if k.price_param is not None
-)
 
 # --------------------------------------------------------------------------- operations
 
@@ -523,18 +633,6 @@ def _operations() -> tuple[Operation, ...]:
     return tuple(ops)
 
 
-OPERATIONS: tuple[Operation, ...] = _operations()
-OPERATIONS_BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}
-OPERATIONS_BY_PATH: dict[str, Operation] = {
-    path: op for op in OPERATIONS for path in (op.path, *op.aliases)
-}
-# Source-list batches share their path with the single-campaign operation: the request says
-# which by carrying ``campaignId`` (batch) or ``id`` (single).
-SHARED_BATCH_PATHS: frozenset[str] = frozenset(
-    lk.add_path for lk in LISTS.values() if lk.entity == "source"
-) | frozenset(lk.drop_path for lk in LISTS.values() if lk.entity == "source")
-
-
 # --------------------------------------------------------------------------- value syntax
 
 _HEX = re.compile(r"^[0-9a-fA-F]{1,64}$")
@@ -579,4 +677,60 @@ def is_domain(value: str) -> bool:
     return bool(_DOMAIN.match(value.strip()))
 
 
-SYNTAX: dict[str, object] = {"cidr": is_cidr, "domain": is_domain}
+# --------------------------------------------------------------------------- derived tables
+# Everything below is computed from the tables above; :func:`add_target_kind` recomputes it.
+
+START_REQUIRES: tuple[str, ...] = ()
+CREATE_TARGET_KINDS: tuple[str, ...] = ()
+COUNT_FIELDS: tuple[str, ...] = ()
+PRICE_PARAMS: tuple[str, ...] = ()
+SYNTAX: dict[str, Callable[[str], bool]] = {}
+TARGET_KINDS_BY_COLUMN: dict[str, TargetKind] = {}
+OPERATIONS: tuple[Operation, ...] = ()
+OPERATIONS_BY_NAME: dict[str, Operation] = {}
+OPERATIONS_BY_PATH: dict[str, Operation] = {}
+# Source-list batches share their path with the single-campaign operation: the request says
+# which by carrying ``campaignId`` (batch) or ``id`` (single).
+SHARED_BATCH_PATHS: frozenset[str] = frozenset()
+
+
+def _rebuild() -> None:
+    """Recompute every table derived from :data:`TARGET_KINDS` and :data:`LISTS`."""
+    global START_REQUIRES, CREATE_TARGET_KINDS, COUNT_FIELDS, PRICE_PARAMS, SYNTAX
+    global TARGET_KINDS_BY_COLUMN, OPERATIONS, OPERATIONS_BY_NAME, OPERATIONS_BY_PATH
+    global SHARED_BATCH_PATHS
+    kinds = tuple(TARGET_KINDS.values())
+    START_REQUIRES = tuple(k.name for k in kinds if k.start_requires)
+    CREATE_TARGET_KINDS = tuple(k.name for k in kinds if k.on_create)
+    COUNT_FIELDS = tuple(lk.detail_field for lk in LISTS.values()) + tuple(
+        f for k in kinds for f in k.count_fields.values()
+    )
+    PRICE_PARAMS = tuple(k.price_param for k in kinds if k.price_param is not None)
+    SYNTAX = {k.name: k.syntax for k in kinds if k.syntax is not None}
+    TARGET_KINDS_BY_COLUMN = {k.column: k for k in kinds}
+    OPERATIONS = _operations()
+    OPERATIONS_BY_NAME = {op.name: op for op in OPERATIONS}
+    OPERATIONS_BY_PATH = {path: op for op in OPERATIONS for path in (op.path, *op.aliases)}
+    SHARED_BATCH_PATHS = frozenset(
+        p for lk in LISTS.values() if lk.entity == "source" for p in (lk.add_path, lk.drop_path)
+    )
+
+
+def add_target_kind(kind: TargetKind) -> None:
+    """Add a row to :data:`TARGET_KINDS` (or replace one) and recompute the derived tables.
+
+    Every layer reads the table when it needs it, so a kind added here is routed by a
+    sandbox started afterwards, called by the client, loaded, exported and planned.
+    """
+    TARGET_KINDS[kind.name] = kind
+    _rebuild()
+
+
+def remove_target_kind(name: str) -> None:
+    """Remove a row added by :func:`add_target_kind` and recompute the derived tables."""
+    TARGET_KINDS.pop(name, None)
+    _rebuild()
+
+
+TARGET_KINDS.update((k.name, k) for k in _base_kinds())
+_rebuild()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .. import spec
-from ..errors import ToolkitError
+from ..errors import PlanRefused
 
 if TYPE_CHECKING:  # pragma: no cover
     from .plan import Call
@@ -27,24 +27,6 @@ WHITELISTS: frozenset[str] = frozenset(
     {"source_white", "subid_white"}
     | {f"{k.name}:white" for k in spec.TARGET_KINDS.values() if k.typed}
 )
-
-
-class PlanRefused(ToolkitError):
-    """A guard refused the plan before any call; ``guard`` names it, ``details`` the numbers.
-
-    Lift it with ``plan(..., allow={"<guard>"})``; on the command line, ``--allow <guard>``.
-    """
-
-    def __init__(self, guard: str, details: list[str]) -> None:
-        self.guard = guard
-        self.details = details
-        shown = "; ".join(details[:10]) + (
-            f"; ... ({len(details) - 10} more)" if len(details) > 10 else ""
-        )
-        super().__init__(
-            f"plan refused by guard '{guard}': {shown}"
-            f" (to go ahead: allow={{'{guard}'}} in Python, --allow {guard} on the command line)"
-        )
 
 
 def _label(call: Call) -> str:

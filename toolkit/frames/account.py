@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from ..client.transport import redact
-from ..errors import ToolkitError
+from ..errors import SnapshotError
 from .dictionaries import empty_refs
 from .schemas import REF_SCHEMAS, SCHEMA_VERSION, conform, empty
 
@@ -44,10 +44,6 @@ TABLES: tuple[str, ...] = (
 FULL_TABLES: tuple[str, ...] = ("countries", "targets", "lists")
 MANIFEST = "manifest.json"
 SNAPSHOT_FORMAT = "campaign-toolkit account snapshot"
-
-
-class SnapshotError(ToolkitError, ValueError):
-    """A snapshot folder that cannot be read: no manifest, or another schema version."""
 
 
 def _now() -> pd.Timestamp:
