@@ -98,6 +98,50 @@ MSG_CAMPAIGN_NOT_IN_ACCOUNT = "Error on find campaign #{campaign_id} in account"
 MSG_CAMPAIGN_NOT_FOUND = "Campaign not found #{campaign_id}"
 TAKEN_SUFFIX = "; CampaignId: {campaign_id}; Item has already been taken"
 
+# --------------------------------------------------------------------------- value syntax
+
+_HEX = re.compile(r"^[0-9a-fA-F]{1,64}$")
+_DOMAIN = re.compile(
+    r"^(?=.{1,253}$)(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$",
+    re.IGNORECASE,
+)
+MAX_SOURCE_ID = 2**63 - 1
+
+
+def is_hex(value: str) -> bool:
+    """A subId (or bid-rule item): 1 to 64 hexadecimal digits."""
+    return bool(_HEX.match(value))
+
+
+def is_source_id(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_SOURCE_ID
+
+
+def is_cidr(value: str) -> bool:
+    """IPv4/IPv6 address, CIDR with host bits clear, or a range ``<ip>-<ip>`` of one family.
+
+    >>> is_cidr("10.0.0.0/8"), is_cidr("10.0.0.1/8"), is_cidr("1.1.1.1-1.1.1.9")
+    (True, False, True)
+    """
+    text = value.strip()
+    try:
+        if "-" in text:
+            lo, hi = (ipaddress.ip_address(p.strip()) for p in text.split("-", 1))
+            return lo.version == hi.version and lo <= hi
+        if "/" in text:
+            ipaddress.ip_network(text, strict=True)
+            return True
+        ipaddress.ip_address(text)
+        return True
+    except ValueError:
+        return False
+
+
+def is_domain(value: str) -> bool:
+    """A host name, optionally ``*.``-prefixed."""
+    return bool(_DOMAIN.match(value.strip()))
+
+
 # --------------------------------------------------------------------------- target kinds
 
 
@@ -205,151 +249,151 @@ class TargetKind:
         return FORMATS[ad_format].category_group if self.by_format else ""
 
 
-def _base_kinds() -> tuple[TargetKind, ...]:
-    return (
-        TargetKind(
-            "category",
-            int,
-            "category",
-            price_param="category",
-            labels="category",
-            by_format=True,
-            detail="map",
-            on_create=True,
-            start_requires=True,
-            save_error="Error on save category item #{item} {name}" + TAKEN_SUFFIX,
-            missing_error="Error on find category item: {item}; CampaignId: {campaign_id}",
-            help="category id (of the campaign's format)",
-        ),
-        TargetKind(
-            "quality",
-            str,
-            "quality",
-            price_param="quality",
-            values=QUALITIES,
-            on_create=True,
-            start_requires=True,
-            save_error="Error on save quality item {item}" + TAKEN_SUFFIX,
-            missing_error="Error on find quality item: {item}; CampaignId: {campaign_id}",
-            help="traffic quality",
-        ),
-        TargetKind(
-            "country",
-            str,
-            "countrySet",
-            price_param="country",
-            labels="country",
-            bids=True,
-            on_create=True,
-            start_requires=True,
-            save_error="Error on save country item #{item}" + TAKEN_SUFFIX,
-            missing_error="Error on find country item: {item}; CampaignId: {campaign_id}",
-            help="ISO 3166-1 alpha-2 code",
-        ),
-        TargetKind(
-            "connection-type",
-            str,
-            "connectionType",
-            values=CONNECTION_TYPES,
-            detail="optional",
-            help="connection type",
-        ),
-        TargetKind(
-            "language",
-            str,
-            "language",
-            price_param="language",
-            labels="language",
-            codes="language_code",
-            batch_listed=False,
-            detail="optional",
-            help="language id (sent as its ISO 639-1 code)",
-        ),
-        TargetKind(
-            "os",
-            int,
-            "os",
-            price_param="os",
-            labels="os",
-            detail="map",
-            count_fields={"": "os"},
-            on_create=True,
-            help="operating system id",
-        ),
-        TargetKind(
-            "browser",
-            int,
-            "browser",
-            price_param="browser",
-            labels="browser",
-            detail="map",
-            count_fields={"": "browser"},
-            on_create=True,
-            help="browser id",
-        ),
-        TargetKind(
-            "subs-age",
-            int,
-            "subsAge",
-            formats=frozenset({"push"}),
-            price_param="subsAge",
-            labels="subs_age",
-            help="subscription age group id",
-        ),
-        TargetKind(
-            "city",
-            int,
-            "city",
-            formats=frozenset({"push", "pops", "inpage"}),
-            price_param="city",
-            search=True,
-            batch_listed=False,
-            detail="optional",
-            help="city id (search operation)",
-        ),
-        TargetKind(
-            "region",
-            int,
-            "region",
-            price_param="region",
-            search=True,
-            detail="optional",
-            alias_add_paths=("/api/region/add-region",),
-            help="region id (search operation)",
-        ),
-        TargetKind(
-            "isp-mobile",
-            int,
-            "ispMobile",
-            price_param="ispMobile",
-            search=True,
-            detail="map",
-            help="mobile ISP id (search operation)",
-        ),
-        TargetKind(
-            "cidr",
-            str,
-            None,
-            typed=True,
-            typed_fields={"black": "blackCidr", "white": "whiteCidr"},
-            count_fields={"white": "whiteCidr"},
-            syntax=is_cidr,
-            alias_add_paths=("/api/region/add-cidr",),
-            help="IP address, CIDR or IP range",
-        ),
-        TargetKind(
-            "domain",
-            str,
-            None,
-            formats=frozenset({"video", "pops"}),
-            typed=True,
-            typed_fields={"black": "blackDomain", "white": "whiteDomain"},
-            syntax=is_domain,
-            fold_case=True,
-            save_error="Error on save domain item {item}" + TAKEN_SUFFIX,
-            help="domain name",
-        ),
-    )
+#: The interface's target kinds, one row each (see :data:`TARGET_KINDS`).
+BASE_KINDS: tuple[TargetKind, ...] = (
+    TargetKind(
+        "category",
+        int,
+        "category",
+        price_param="category",
+        labels="category",
+        by_format=True,
+        detail="map",
+        on_create=True,
+        start_requires=True,
+        save_error="Error on save category item #{item} {name}" + TAKEN_SUFFIX,
+        missing_error="Error on find category item: {item}; CampaignId: {campaign_id}",
+        help="category id (of the campaign's format)",
+    ),
+    TargetKind(
+        "quality",
+        str,
+        "quality",
+        price_param="quality",
+        values=QUALITIES,
+        on_create=True,
+        start_requires=True,
+        save_error="Error on save quality item {item}" + TAKEN_SUFFIX,
+        missing_error="Error on find quality item: {item}; CampaignId: {campaign_id}",
+        help="traffic quality",
+    ),
+    TargetKind(
+        "country",
+        str,
+        "countrySet",
+        price_param="country",
+        labels="country",
+        bids=True,
+        on_create=True,
+        start_requires=True,
+        save_error="Error on save country item #{item}" + TAKEN_SUFFIX,
+        missing_error="Error on find country item: {item}; CampaignId: {campaign_id}",
+        help="ISO 3166-1 alpha-2 code",
+    ),
+    TargetKind(
+        "connection-type",
+        str,
+        "connectionType",
+        values=CONNECTION_TYPES,
+        detail="optional",
+        help="connection type",
+    ),
+    TargetKind(
+        "language",
+        str,
+        "language",
+        price_param="language",
+        labels="language",
+        codes="language_code",
+        batch_listed=False,
+        detail="optional",
+        help="language id (sent as its ISO 639-1 code)",
+    ),
+    TargetKind(
+        "os",
+        int,
+        "os",
+        price_param="os",
+        labels="os",
+        detail="map",
+        count_fields={"": "os"},
+        on_create=True,
+        help="operating system id",
+    ),
+    TargetKind(
+        "browser",
+        int,
+        "browser",
+        price_param="browser",
+        labels="browser",
+        detail="map",
+        count_fields={"": "browser"},
+        on_create=True,
+        help="browser id",
+    ),
+    TargetKind(
+        "subs-age",
+        int,
+        "subsAge",
+        formats=frozenset({"push"}),
+        price_param="subsAge",
+        labels="subs_age",
+        help="subscription age group id",
+    ),
+    TargetKind(
+        "city",
+        int,
+        "city",
+        formats=frozenset({"push", "pops", "inpage"}),
+        price_param="city",
+        search=True,
+        batch_listed=False,
+        detail="optional",
+        help="city id (search operation)",
+    ),
+    TargetKind(
+        "region",
+        int,
+        "region",
+        price_param="region",
+        search=True,
+        detail="optional",
+        alias_add_paths=("/api/region/add-region",),
+        help="region id (search operation)",
+    ),
+    TargetKind(
+        "isp-mobile",
+        int,
+        "ispMobile",
+        price_param="ispMobile",
+        search=True,
+        detail="map",
+        help="mobile ISP id (search operation)",
+    ),
+    TargetKind(
+        "cidr",
+        str,
+        None,
+        typed=True,
+        typed_fields={"black": "blackCidr", "white": "whiteCidr"},
+        count_fields={"white": "whiteCidr"},
+        syntax=is_cidr,
+        alias_add_paths=("/api/region/add-cidr",),
+        help="IP address, CIDR or IP range",
+    ),
+    TargetKind(
+        "domain",
+        str,
+        None,
+        formats=frozenset({"video", "pops"}),
+        typed=True,
+        typed_fields={"black": "blackDomain", "white": "whiteDomain"},
+        syntax=is_domain,
+        fold_case=True,
+        save_error="Error on save domain item {item}" + TAKEN_SUFFIX,
+        help="domain name",
+    ),
+)
 
 
 TARGET_KINDS: dict[str, TargetKind] = {}
@@ -570,6 +614,60 @@ GET_POST = ("GET", "POST")
 POST = ("POST",)
 
 
+def _kind_operations(kind: TargetKind) -> list[Operation]:
+    """The four operations of a target kind: add, drop and their batch forms."""
+    n = kind.name
+    return [
+        Operation(f"target.add.{n}", kind.add_path, GET_POST, False, kind.alias_add_paths),
+        Operation(f"target.drop.{n}", kind.drop_path, GET_POST),
+        Operation(f"target.add_batch.{n}", kind.batch_add_path, GET_POST, True),
+        Operation(f"target.drop_batch.{n}", kind.batch_drop_path, GET_POST, True),
+    ]
+
+
+def _list_operations(lk: ListKind) -> list[Operation]:
+    """Read, add and drop of a list; subId lists have batch paths of their own."""
+    ops = [
+        Operation(f"list.read.{lk.name}", lk.read_path, GET),
+        Operation(f"list.add.{lk.name}", lk.add_path, GET_POST),
+        Operation(f"list.drop.{lk.name}", lk.drop_path, GET_POST),
+    ]
+    if lk.entity == "subid":
+        ops.append(Operation(f"list.add_batch.{lk.name}", lk.batch_add_path, GET_POST, True))
+        ops.append(Operation(f"list.drop_batch.{lk.name}", lk.batch_drop_path, GET_POST, True))
+    return ops
+
+
+_RULE_OPERATIONS: tuple[Operation, ...] = (
+    Operation("bid_rule.list", "/api/campaign/bid-rules", GET),
+    Operation("bid_rule.add", "/api/campaign/add-bid-rule", GET_POST),
+    Operation(
+        "bid_rule.drop",
+        "/api/campaign/drop-bid-rule",
+        GET_POST,
+        aliases=("/api/campaign/drop-bid-rlue",),
+    ),
+    Operation("cpa_rule.list", "/api/campaign/cpa-rules", GET),
+    Operation("cpa_rule.add", "/api/campaign/add-cpa-rule", GET_POST),
+    Operation(
+        "cpa_rule.drop",
+        "/api/campaign/drop-cpa-rule",
+        GET_POST,
+        aliases=("/api/campaign/drop-cpa-rlue",),
+    ),
+    Operation("creative.list", "/api/creative/list", GET),
+    Operation("creative.item", "/api/creative/item", GET),
+    Operation("creative.create", "/api/creative/create", POST),
+    Operation("creative.update", "/api/creative/update", POST),
+)
+_ACCOUNT_OPERATIONS: tuple[Operation, ...] = (
+    Operation("account.balance", "/api/campaign/balance", GET),
+    Operation("account.dictionaries", "/api/campaign/list-refs-data", GET),
+    Operation("account.search", "/api/campaign/search", GET),
+    Operation("account.price", "/api/campaign/price", GET_POST),
+)
+
+
 def _operations() -> tuple[Operation, ...]:
     ops = [
         Operation("campaign.list", "/api/campaign/list", GET),
@@ -583,98 +681,13 @@ def _operations() -> tuple[Operation, ...]:
             Operation(f"campaign.{action}_batch", f"/api/campaign/{action}-batch", GET, True)
         )
     for kind in TARGET_KINDS.values():
-        ops.append(
-            Operation(
-                f"target.add.{kind.name}", kind.add_path, GET_POST, False, kind.alias_add_paths
-            )
-        )
-        ops.append(Operation(f"target.drop.{kind.name}", kind.drop_path, GET_POST))
-        ops.append(Operation(f"target.add_batch.{kind.name}", kind.batch_add_path, GET_POST, True))
-        ops.append(
-            Operation(f"target.drop_batch.{kind.name}", kind.batch_drop_path, GET_POST, True)
-        )
+        ops += _kind_operations(kind)
     for lk in LISTS.values():
-        ops.append(Operation(f"list.read.{lk.name}", lk.read_path, GET))
-        ops.append(Operation(f"list.add.{lk.name}", lk.add_path, GET_POST))
-        ops.append(Operation(f"list.drop.{lk.name}", lk.drop_path, GET_POST))
-        if lk.entity == "subid":
-            ops.append(Operation(f"list.add_batch.{lk.name}", lk.batch_add_path, GET_POST, True))
-            ops.append(Operation(f"list.drop_batch.{lk.name}", lk.batch_drop_path, GET_POST, True))
-    ops += [
-        Operation("bid_rule.list", "/api/campaign/bid-rules", GET),
-        Operation("bid_rule.add", "/api/campaign/add-bid-rule", GET_POST),
-        Operation(
-            "bid_rule.drop",
-            "/api/campaign/drop-bid-rule",
-            GET_POST,
-            aliases=("/api/campaign/drop-bid-rlue",),
-        ),
-        Operation("cpa_rule.list", "/api/campaign/cpa-rules", GET),
-        Operation("cpa_rule.add", "/api/campaign/add-cpa-rule", GET_POST),
-        Operation(
-            "cpa_rule.drop",
-            "/api/campaign/drop-cpa-rule",
-            GET_POST,
-            aliases=("/api/campaign/drop-cpa-rlue",),
-        ),
-        Operation("creative.list", "/api/creative/list", GET),
-        Operation("creative.item", "/api/creative/item", GET),
-        Operation("creative.create", "/api/creative/create", POST),
-        Operation("creative.update", "/api/creative/update", POST),
-    ]
-    for action in WORK_ACTIONS:
-        ops.append(Operation(f"creative.{action}", f"/api/creative/{action}", GET))
-    ops += [
-        Operation("account.balance", "/api/campaign/balance", GET),
-        Operation("account.dictionaries", "/api/campaign/list-refs-data", GET),
-        Operation("account.search", "/api/campaign/search", GET),
-        Operation("account.price", "/api/campaign/price", GET_POST),
-    ]
+        ops += _list_operations(lk)
+    ops += _RULE_OPERATIONS
+    ops += [Operation(f"creative.{a}", f"/api/creative/{a}", GET) for a in WORK_ACTIONS]
+    ops += _ACCOUNT_OPERATIONS
     return tuple(ops)
-
-
-# --------------------------------------------------------------------------- value syntax
-
-_HEX = re.compile(r"^[0-9a-fA-F]{1,64}$")
-_DOMAIN = re.compile(
-    r"^(?=.{1,253}$)(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$",
-    re.IGNORECASE,
-)
-MAX_SOURCE_ID = 2**63 - 1
-
-
-def is_hex(value: str) -> bool:
-    """A subId (or bid-rule item): 1 to 64 hexadecimal digits."""
-    return bool(_HEX.match(value))
-
-
-def is_source_id(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_SOURCE_ID
-
-
-def is_cidr(value: str) -> bool:
-    """IPv4/IPv6 address, CIDR with host bits clear, or a range ``<ip>-<ip>`` of one family.
-
-    >>> is_cidr("10.0.0.0/8"), is_cidr("10.0.0.1/8"), is_cidr("1.1.1.1-1.1.1.9")
-    (True, False, True)
-    """
-    text = value.strip()
-    try:
-        if "-" in text:
-            lo, hi = (ipaddress.ip_address(p.strip()) for p in text.split("-", 1))
-            return lo.version == hi.version and lo <= hi
-        if "/" in text:
-            ipaddress.ip_network(text, strict=True)
-            return True
-        ipaddress.ip_address(text)
-        return True
-    except ValueError:
-        return False
-
-
-def is_domain(value: str) -> bool:
-    """A host name, optionally ``*.``-prefixed."""
-    return bool(_DOMAIN.match(value.strip()))
 
 
 # --------------------------------------------------------------------------- derived tables
@@ -732,5 +745,5 @@ def remove_target_kind(name: str) -> None:
     _rebuild()
 
 
-TARGET_KINDS.update((k.name, k) for k in _base_kinds())
+TARGET_KINDS.update((k.name, k) for k in BASE_KINDS)
 _rebuild()
