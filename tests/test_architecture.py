@@ -1,0 +1,219 @@
+"""The package's shape, as docs/architecture.md draws it: no import cycle, no import up the
+layers, no file or function past its size, and the kind vocabulary only in ``spec.py``.
+
+The import graph is built with ``ast`` from the source, so it sees every import: at module
+level, inside functions (where a cycle likes to hide) and under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "toolkit"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+#: Files allowed past 600 lines: tables of reference data and vocabulary, not logic.
+DATA_TABLES = frozenset({"toolkit/spec.py", "toolkit/sandbox/refs.py"})
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 60
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    target: str
+    line: int
+    local: bool  # inside a function
+    typing_only: bool  # under ``if TYPE_CHECKING``
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(mod: str, is_package: bool, node: ast.ImportFrom, known: set[str]) -> list[str]:
+    if node.level:
+        base = mod.split(".") if is_package else mod.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        prefix = ".".join(base + ([node.module] if node.module else []))
+    else:
+        prefix = node.module or ""
+    out = []
+    for alias in node.names:
+        sub = f"{prefix}.{alias.name}"
+        out.append(sub if sub in known else prefix)
+    return [m for m in out if m in known]
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def edges() -> list[Edge]:
+    known = modules()
+    names = set(known)
+    out: list[Edge] = []
+
+    def visit(mod: str, is_pkg: bool, node: ast.AST, local: bool, typing_only: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ImportFrom):
+                for target in _resolve(mod, is_pkg, child, names):
+                    out.append(Edge(mod, target, child.lineno, local, typing_only))
+            elif isinstance(child, ast.Import):
+                for alias in child.names:
+                    if alias.name in names:
+                        out.append(Edge(mod, alias.name, child.lineno, local, typing_only))
+            elif isinstance(child, ast.If) and _is_type_checking(child):
+                visit(mod, is_pkg, child, local, True)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(mod, is_pkg, child, True, typing_only)
+            else:
+                visit(mod, is_pkg, child, local, typing_only)
+
+    for mod, path in known.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        visit(mod, path.name == "__init__.py", tree, False, False)
+    return [e for e in out if e.source != e.target]
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the graph as a list of modules (first == last), or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state:
+                found = dfs(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = dfs(node)
+            if found:
+                return found
+    return None
+
+
+def runtime_graph(all_edges: list[Edge]) -> dict[str, set[str]]:
+    """Imports that run (module level and inside functions), between modules; a package's
+    ``__init__`` importing its own submodules (to export them) is the package's face, not
+    a dependency of those submodules on it."""
+    graph: dict[str, set[str]] = {}
+    for e in all_edges:
+        if e.typing_only or e.source.startswith(e.target + "."):
+            continue
+        graph.setdefault(e.source, set()).add(e.target)
+    return graph
+
+
+def layers() -> dict[str, int]:
+    """``{module prefix: layer}`` from the table of docs/architecture.md (0 = bottom)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    out: dict[str, int] = {}
+    for line in section.splitlines():
+        m = re.match(r"^\|\s*(\d+)\s*\|([^|]+)\|", line)
+        if m:
+            for name in re.findall(r"`([a-z_./]+)`", m.group(2)):
+                dotted = name.strip("/").removesuffix(".py").replace("/", ".")
+                mod = "toolkit" if dotted == "__init__" else f"toolkit.{dotted}"
+                out[mod] = int(m.group(1))
+    return out
+
+
+def layer_of(mod: str, table: dict[str, int]) -> int | None:
+    best = None
+    for prefix, n in table.items():
+        if (mod == prefix or mod.startswith(prefix + ".")) and (
+            best is None or len(prefix) > len(best[0])
+        ):
+            best = (prefix, n)
+    return None if best is None else best[1]
+
+
+def test_the_import_graph_finds_a_planted_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_import_graph_sees_local_and_relative_imports():
+    found = {(e.source, e.target) for e in edges()}
+    assert ("toolkit.client.client", "toolkit.sandbox") in found  # a local import
+    assert ("toolkit.bulk.plan", "toolkit.spec") in found  # from .. import spec
+
+
+def test_no_import_cycle_in_the_package():
+    cycle = find_cycle(runtime_graph(edges()))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_every_module_has_a_layer_and_no_import_goes_up():
+    table = layers()
+    assert table, "docs/architecture.md has no layer table"
+    unplaced = [m for m in modules() if layer_of(m, table) is None]
+    assert not unplaced, f"modules with no layer in docs/architecture.md: {unplaced}"
+    upward = []
+    for e in edges():
+        src, dst = layer_of(e.source, table), layer_of(e.target, table)
+        if e.target == "toolkit" or e.source.startswith(e.target + "."):
+            continue
+        if src is not None and dst is not None and dst > src:
+            upward.append(f"{e.source}:{e.line} imports {e.target} (layer {src} -> {dst})")
+    assert not upward, "imports up the layers:\n" + "\n".join(upward)
+
+
+def test_the_sandbox_never_imports_the_client_or_above():
+    bad = [
+        f"{e.source}:{e.line} -> {e.target}"
+        for e in edges()
+        if e.source.startswith("toolkit.sandbox")
+        and not e.target.startswith("toolkit.sandbox")
+        and e.target not in ("toolkit.spec", "toolkit.errors")
+    ]
+    assert not bad, bad
+
+
+def _py_files() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _py_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_file_and_function_sizes(path: Path):
+    rel = str(path.relative_to(ROOT))
+    text = path.read_text(encoding="utf-8")
+    n = text.count("\n")
+    if rel not in DATA_TABLES:
+        assert n <= MAX_FILE_LINES, f"{rel} has {n} lines (at most {MAX_FILE_LINES})"
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines, line {node.lineno})"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES  # type: ignore[operator]
+    ]
+    assert not long, f"{rel}: functions over {MAX_FUNCTION_LINES} lines: {long}"
