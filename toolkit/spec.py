@@ -145,8 +145,32 @@ def is_domain(value: str) -> bool:
 # --------------------------------------------------------------------------- target kinds
 
 
+class _CampaignItemPaths:
+    """Paths of the item operations on a campaign: ``/api/campaign/<verb>-<slug>[-batch]``."""
+
+    @property
+    def path_slug(self) -> str:  # pragma: no cover - every row class names its slug
+        raise NotImplementedError
+
+    @property
+    def add_path(self) -> str:
+        return f"/api/campaign/add-{self.path_slug}"
+
+    @property
+    def drop_path(self) -> str:
+        return f"/api/campaign/drop-{self.path_slug}"
+
+    @property
+    def batch_add_path(self) -> str:
+        return f"/api/campaign/add-{self.path_slug}-batch"
+
+    @property
+    def batch_drop_path(self) -> str:
+        return f"/api/campaign/drop-{self.path_slug}-batch"
+
+
 @dataclass(frozen=True)
-class TargetKind:
+class TargetKind(_CampaignItemPaths):
     """One targeting kind of a campaign: everything that varies by kind, in one row.
 
     ``name`` is the kind's one name, as the paths spell it (``isp-mobile``); tables spell it
@@ -221,20 +245,8 @@ class TargetKind:
         return tuple(self.typed_fields) if self.typed else ("",)
 
     @property
-    def add_path(self) -> str:
-        return f"/api/campaign/add-{self.name}"
-
-    @property
-    def drop_path(self) -> str:
-        return f"/api/campaign/drop-{self.name}"
-
-    @property
-    def batch_add_path(self) -> str:
-        return f"/api/campaign/add-{self.name}-batch"
-
-    @property
-    def batch_drop_path(self) -> str:
-        return f"/api/campaign/drop-{self.name}-batch"
+    def path_slug(self) -> str:
+        return self.name
 
     @property
     def column(self) -> str:
@@ -431,7 +443,7 @@ def bid_kind() -> TargetKind:
 
 
 @dataclass(frozen=True)
-class ListKind:
+class ListKind(_CampaignItemPaths):
     """One of the four source/subId lists of a campaign."""
 
     name: str  # table value: source_black, source_white, subid_black, subid_white
@@ -442,16 +454,12 @@ class ListKind:
     item_type: type
 
     @property
+    def path_slug(self) -> str:
+        return self.slug
+
+    @property
     def read_path(self) -> str:
         return f"/api/campaign/{self.slug}"
-
-    @property
-    def add_path(self) -> str:
-        return f"/api/campaign/add-{self.slug}"
-
-    @property
-    def drop_path(self) -> str:
-        return f"/api/campaign/drop-{self.slug}"
 
     @property
     def batch_add_path(self) -> str:

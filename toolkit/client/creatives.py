@@ -4,13 +4,28 @@ from __future__ import annotations
 
 import mimetypes
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypedDict, Unpack
 
 from .. import spec
 from . import checks
 from .base import Resource
 
 FileLike = str | Path | bytes | IO[bytes]
+
+
+class CreativeFields(TypedDict, total=False):
+    """The optional fields of a creative on create and update (``name`` and ``title`` are
+    required): the click ``url``, the ``text``, its ``work_status`` (paused, started,
+    archived), a ``youtube_url``, and the ``icon``, ``image`` and ``video`` files (paths,
+    bytes or binary file objects)."""
+
+    url: str | None
+    text: str | None
+    work_status: str | None
+    youtube_url: str | None
+    icon: FileLike | None
+    image: FileLike | None
+    video: FileLike | None
 
 
 def read_file(name: str, value: FileLike) -> tuple[str, bytes, str]:
@@ -80,77 +95,51 @@ class Creatives(Resource):
         return self._call("creative.item", {"id": int(creative_id)})["item"]
 
     def create(
-        self,
-        campaign_id: int,
-        *,
-        name: str,
-        title: str,
-        url: str | None = None,
-        text: str | None = None,
-        work_status: str | None = None,
-        youtube_url: str | None = None,
-        icon: FileLike | None = None,
-        image: FileLike | None = None,
-        video: FileLike | None = None,
+        self, campaign_id: int, *, name: str, title: str, **fields: Unpack[CreativeFields]
     ) -> dict[str, Any]:
         """Create a creative; files are paths, bytes or binary file objects. Not retried once
-        sent (a repeat could create a duplicate)."""
-        fields, files = self._form(
-            name, title, url, text, work_status, youtube_url, icon, image, video
-        )
+        sent (a repeat could create a duplicate). ``fields``: see :class:`CreativeFields`."""
+        form, files = self._form(name, title, fields)
         params = {"campaignId": int(campaign_id)}
-        return self._call("creative.create", params, safe=False, files=files, form=fields)["item"]
+        return self._call("creative.create", params, safe=False, files=files, form=form)["item"]
 
     def update(
-        self,
-        creative_id: int,
-        *,
-        name: str,
-        title: str,
-        url: str | None = None,
-        text: str | None = None,
-        work_status: str | None = None,
-        youtube_url: str | None = None,
-        icon: FileLike | None = None,
-        image: FileLike | None = None,
-        video: FileLike | None = None,
+        self, creative_id: int, *, name: str, title: str, **fields: Unpack[CreativeFields]
     ) -> dict[str, Any]:
-        """Update a creative; files not given are kept."""
-        fields, files = self._form(
-            name, title, url, text, work_status, youtube_url, icon, image, video
-        )
+        """Update a creative; files not given are kept. ``fields``: see
+        :class:`CreativeFields`."""
+        form, files = self._form(name, title, fields)
         params = {"id": int(creative_id)}
-        return self._call("creative.update", params, files=files, form=fields)["item"]
+        return self._call("creative.update", params, files=files, form=form)["item"]
 
     @staticmethod
     def _form(
-        name: str,
-        title: str,
-        url: str | None,
-        text: str | None,
-        work_status: str | None,
-        youtube_url: str | None,
-        icon: FileLike | None,
-        image: FileLike | None,
-        video: FileLike | None,
+        name: str, title: str, given: CreativeFields
     ) -> tuple[dict[str, Any], dict[str, tuple[str, bytes, str]]]:
-        problems = checks.creative_texts(title, text)
+        unknown = sorted(set(given) - set(CreativeFields.__annotations__))
+        if unknown:
+            allowed = ", ".join(CreativeFields.__annotations__)
+            raise TypeError(f"unknown creative field(s) {', '.join(unknown)}; use {allowed}")
+        problems = checks.creative_texts(title, given.get("text"))
         if not str(name).strip():
             problems.append("name must not be empty")
-        status = checks.choice("work_status", work_status, ("paused", "started", "archived"))
+        status = checks.choice(
+            "work_status", given.get("work_status"), ("paused", "started", "archived")
+        )
         checks.raise_if(problems)
         fields = {
             "name": name,
             "title": title,
-            "url": url,
-            "text": text,
+            "url": given.get("url"),
+            "text": given.get("text"),
             "work_status": status,
-            "youtubeUrl": youtube_url,
+            "youtubeUrl": given.get("youtube_url"),
         }
         files = {}
-        for field, value in (("iconFile", icon), ("imageFile", image), ("videoFile", video)):
+        for field, key in (("iconFile", "icon"), ("imageFile", "image"), ("videoFile", "video")):
+            value = given.get(key)
             if value is not None:
-                files[field] = read_file(field, value)
+                files[field] = read_file(field, value)  # type: ignore[arg-type]
         return {k: v for k, v in fields.items() if v is not None}, files
 
     def start(self, creative_id: int) -> dict[str, Any]:
