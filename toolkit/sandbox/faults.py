@@ -150,30 +150,14 @@ class Faults:
         unknown = sorted(set(data) - SETTINGS)
         if unknown:
             raise BadRequest(f"Unknown fault settings {unknown}; known: {sorted(SETTINGS)}")
-        known = {f.name for f in fields(FaultRule)}
-        rules = None
-        if "rules" in data:
-            if not isinstance(data["rules"], list):
-                raise BadRequest("'rules' must be a list of fault rules")
-            rules = []
-            for i, raw in enumerate(data["rules"]):
-                if not isinstance(raw, dict) or set(raw) - known:
-                    raise BadRequest(
-                        f"rules[{i}] must be an object with keys among {sorted(known)}"
-                    )
-                try:
-                    rules.append(FaultRule(**raw))
-                except TypeError as exc:
-                    raise BadRequest(f"rules[{i}]: {exc}") from None
+        rules = _rules(data["rules"]) if "rules" in data else None
         limit = None
         if data.get("rate_limit") is not None:
             limit = RateWindow(_rate_limit(data["rate_limit"]))
+        latency = _latency(data["latency_ms"]) if "latency_ms" in data else None
         with self._lock:
-            if "latency_ms" in data:
-                value = data["latency_ms"]
-                if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                    raise BadRequest("'latency_ms' must be a number >= 0")
-                self.latency_ms = float(value)
+            if latency is not None:
+                self.latency_ms = latency
             if "seed" in data:
                 self._rng = random.Random(data["seed"])
             if rules is not None:
@@ -215,6 +199,28 @@ class Faults:
                 "rate_limit": self.limit.rate if self.limit is not None else None,
                 "rules": [asdict(r) for r in self.rules],
             }
+
+
+def _rules(raw_rules: Any) -> list[FaultRule]:
+    """Fault rules from their JSON objects."""
+    if not isinstance(raw_rules, list):
+        raise BadRequest("'rules' must be a list of fault rules")
+    known = {f.name for f in fields(FaultRule)}
+    rules = []
+    for i, raw in enumerate(raw_rules):
+        if not isinstance(raw, dict) or set(raw) - known:
+            raise BadRequest(f"rules[{i}] must be an object with keys among {sorted(known)}")
+        try:
+            rules.append(FaultRule(**raw))
+        except TypeError as exc:
+            raise BadRequest(f"rules[{i}]: {exc}") from None
+    return rules
+
+
+def _latency(value: Any) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+        raise BadRequest("'latency_ms' must be a number >= 0")
+    return float(value)
 
 
 def _rate_limit(value: Any) -> int:

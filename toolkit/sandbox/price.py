@@ -150,6 +150,12 @@ def _category_share(refs: Refs, ad_format: str, selected: list[int]) -> float:
     )
 
 
+def _param(params: dict[str, list], kind: str) -> list:
+    """The values given for a kind, under its price parameter (``kind.price_param``)."""
+    name = spec.target_kind(kind).price_param
+    return (params.get(name) if name else None) or []
+
+
 def _language_share(refs: Refs, code: str, selected: list[str]) -> float:
     if not selected:
         return 1.0
@@ -167,10 +173,10 @@ def _language_share(refs: Refs, code: str, selected: list[str]) -> float:
 
 def _geo_shares(refs: Refs, params: dict[str, list]) -> dict[str, float]:
     """Country -> share of its traffic that the geographic targeting keeps."""
-    countries = list(dict.fromkeys(params.get("country") or []))
-    cities = [refs.cities[c] for c in dict.fromkeys(params.get("city") or []) if c in refs.cities]
+    countries = list(dict.fromkeys(_param(params, "country")))
+    cities = [refs.cities[c] for c in dict.fromkeys(_param(params, "city")) if c in refs.cities]
     regions = [
-        refs.regions[r] for r in dict.fromkeys(params.get("region") or []) if r in refs.regions
+        refs.regions[r] for r in dict.fromkeys(_param(params, "region")) if r in refs.regions
     ]
     if not cities and not regions:
         return {c: 1.0 for c in (countries or refs.countries) if c in refs.countries}
@@ -203,8 +209,8 @@ def _isp_share(refs: Refs, code: str, selected: list[int]) -> float:
 def estimate(refs: Refs, ad_format: str, params: dict[str, list]) -> dict[str, dict[str, Any]]:
     """Minimal and recommended price with the daily traffic each is expected to win."""
     table = _country_table(refs, ad_format)
-    languages = params.get("language") or []
-    isps = params.get("ispMobile") or []
+    languages = _param(params, "language")
+    isps = _param(params, "isp-mobile")
     geo = _geo_shares(refs, params)
 
     traffic = 0.0
@@ -220,15 +226,15 @@ def estimate(refs: Refs, ad_format: str, params: dict[str, list]) -> dict[str, d
     elif geo:
         price = sum(table[c][0] for c in geo) / len(geo)
     else:
-        chosen = [c for c in params.get("country") or [] if c in table] or list(table)
+        chosen = [c for c in _param(params, "country") if c in table] or list(table)
         price = sum(table[c][0] for c in chosen) / len(chosen)
 
-    quality = params.get("quality") or []
-    os_names = [refs.os.get(i, "") for i in params.get("os") or []]
-    browser_names = [refs.browsers.get(i, "") for i in params.get("browser") or []]
-    subs_age = (params.get("subsAge") or []) if ad_format == "push" else []
+    quality = _param(params, "quality")
+    os_names = [refs.os.get(i, "") for i in _param(params, "os")]
+    browser_names = [refs.browsers.get(i, "") for i in _param(params, "browser")]
+    subs_age = _param(params, "subs-age") if ad_format == "push" else []
     traffic *= _share(quality, QUALITY_SHARE, 0.0)
-    traffic *= _category_share(refs, ad_format, params.get("category") or [])
+    traffic *= _category_share(refs, ad_format, _param(params, "category"))
     traffic *= _share(os_names, OS_SHARE, OS_SHARE_OTHER)
     traffic *= _share(browser_names, BROWSER_SHARE, BROWSER_SHARE_OTHER)
     traffic *= _share(subs_age, SUBS_AGE_SHARE, 0.0)

@@ -62,40 +62,60 @@ def decode_pairs(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
     for key, value in pairs:
         path = split_key(key)
         node: Any = root
-        last = len(path) - 1
-        for i, part in enumerate(path):
-            if isinstance(node, list):
-                if part != "":
-                    raise BadRequest(f"Parameter '{_name(path, i)}' mixes list and keyed forms")
-                if i == last:
-                    node.append(value)
-                    break
-                child: Any = [] if path[i + 1] == "" else {}
-                node.append(child)
-                node = child
-                continue
-            if part == "":
-                raise BadRequest(f"Parameter '{_name(path, i)}' mixes list and keyed forms")
-            if i == last:
-                if isinstance(node.get(part), (dict, list)):
-                    raise BadRequest(
-                        f"Parameter '{_name(path, i)}' is given both as a value and nested"
-                    )
-                node[part] = value
-                break
-            want_list = path[i + 1] == ""
-            child = node.get(part)
-            if child is None:
-                child = [] if want_list else {}
-                node[part] = child
-            elif not isinstance(child, (dict, list)):
-                raise BadRequest(
-                    f"Parameter '{_name(path, i)}' is given both as a value and nested"
-                )
-            elif want_list and isinstance(child, dict):
-                raise BadRequest(f"Parameter '{_name(path, i)}' mixes list and keyed forms")
-            node = child
+        for i in range(len(path) - 1):
+            node = _list_child(node, path, i) if isinstance(node, list) else _child(node, path, i)
+        _set(node, path, value)
     return root
+
+
+def _mixed(path: list[str], i: int) -> BadRequest:
+    return BadRequest(f"Parameter '{_name(path, i)}' mixes list and keyed forms")
+
+
+def _value_and_nested(path: list[str], i: int) -> BadRequest:
+    return BadRequest(f"Parameter '{_name(path, i)}' is given both as a value and nested")
+
+
+def _list_child(node: list[Any], path: list[str], i: int) -> Any:
+    """A new container appended to a list, for part ``i`` of ``path`` (``[]``)."""
+    if path[i] != "":
+        raise _mixed(path, i)
+    child: Any = [] if path[i + 1] == "" else {}
+    node.append(child)
+    return child
+
+
+def _child(node: dict[str, Any], path: list[str], i: int) -> Any:
+    """The container under key ``path[i]`` of a dict, made when missing."""
+    part = path[i]
+    if part == "":
+        raise _mixed(path, i)
+    want_list = path[i + 1] == ""
+    child = node.get(part)
+    if child is None:
+        child = [] if want_list else {}
+        node[part] = child
+    elif not isinstance(child, (dict, list)):
+        raise _value_and_nested(path, i)
+    elif want_list and isinstance(child, dict):
+        raise _mixed(path, i)
+    return child
+
+
+def _set(node: Any, path: list[str], value: str) -> None:
+    """Put ``value`` at the last part of ``path`` inside ``node``."""
+    i = len(path) - 1
+    part = path[i]
+    if isinstance(node, list):
+        if part != "":
+            raise _mixed(path, i)
+        node.append(value)
+        return
+    if part == "":
+        raise _mixed(path, i)
+    if isinstance(node.get(part), (dict, list)):
+        raise _value_and_nested(path, i)
+    node[part] = value
 
 
 def _is_utf8(text: str) -> bool:

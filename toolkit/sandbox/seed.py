@@ -14,15 +14,10 @@ same seed gives the same database, byte for byte.
 
 from __future__ import annotations
 
-import calendar
-import functools
 import hashlib
 import ipaddress
 import random
 import sqlite3
-import struct
-import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -31,191 +26,40 @@ from typing import Any
 from .. import spec
 from .price import country_price, tier
 from .refs import Refs, load_refs
+from .seed_data import (
+    ACCOUNT_NAMES,
+    BRANDS,
+    CAMPAIGN_NOTES,
+    CAMPAIGN_STATUS_ODDS,
+    CONVERT_ODDS,
+    CPC_SHARE,
+    CREATIVE_DECLINE_NOTES,
+    CTR_RANGE,
+    DECLINE_NOTES,
+    DOMAIN_TLDS,
+    DOMAIN_WORDS,
+    FIRST_CAMPAIGN_ID,
+    FIRST_CPA_RULE_ID,
+    FIRST_CREATIVE_ID,
+    FIRST_USER_ID,
+    FLUSH_EVERY,
+    FORMAT_WEIGHTS,
+    GEO_COUNT_WEIGHTS,
+    GEO_COUNTS,
+    INSERTS,
+    MODE_FACTOR,
+    PERIOD,
+    POPULAR_GEOS,
+    RENDITIONS,
+    SOURCE_POOL,
+    STOP_NOTES,
+    TEXTS,
+    TITLES,
+    VIDEO_DURATIONS,
+    YOUTUBE_CHARS,
+)
+from .seed_files import DemoFiles, demo_files, timestamp
 from .store import Store
-
-FIRST_USER_ID = 1001
-FIRST_CAMPAIGN_ID = 1_000_001
-FIRST_CREATIVE_ID = 5_000_001
-FIRST_CPA_RULE_ID = 90_001
-# Campaigns are created between these two moments (UTC), in id order.
-PERIOD = (
-    calendar.timegm((2026, 1, 5, 0, 0, 0)),
-    calendar.timegm((2026, 11, 15, 0, 0, 0)),
-)
-FLUSH_EVERY = 250  # campaigns between two writes
-SOURCE_POOL = 25_000  # distinct source ids of the network
-
-ACCOUNT_NAMES: tuple[str, ...] = (
-    "Demo account",
-    "Northwind Media",
-    "Bluefin Traffic",
-    "Orbit Performance",
-    "Kestrel Ads",
-    "Lumen Digital",
-)
-
-# Countries picked for targeting, with how often they are picked.
-POPULAR_GEOS: dict[str, int] = {
-    "US": 14, "GB": 6, "DE": 6, "FR": 5, "CA": 5, "AU": 4, "IT": 4, "ES": 4, "NL": 3,
-    "PL": 3, "BR": 7, "MX": 5, "AR": 2, "CO": 2, "CL": 2, "PE": 1, "IN": 8, "ID": 6,
-    "PH": 4, "VN": 4, "TH": 4, "MY": 3, "JP": 3, "KR": 2, "TR": 4, "RU": 4, "UA": 2,
-    "ZA": 2, "NG": 3, "KE": 1, "EG": 2, "SA": 2, "AE": 2, "PK": 2, "BD": 2, "SE": 2,
-    "NO": 1, "DK": 1, "CH": 2, "AT": 2, "BE": 2, "PT": 2, "RO": 2, "GR": 1, "CZ": 1,
-    "HU": 1, "SG": 1, "NZ": 1, "IE": 1, "IL": 1,
-}  # fmt: skip
-GEO_COUNTS = (1, 2, 3, 4, 5, 8, 12, 15)
-GEO_COUNT_WEIGHTS = (42, 15, 10, 8, 8, 7, 5, 5)
-
-FORMAT_WEIGHTS: dict[str, int] = {"push": 35, "pops": 25, "inpage": 20, "video": 20}
-CPC_SHARE: dict[str, float] = {"push": 0.75, "inpage": 0.7, "pops": 0.15, "video": 0.2}
-# Bid of a country = its price x this factor for the campaign's buying model.
-MODE_FACTOR: dict[tuple[str, str], float] = {
-    ("push", "CPC"): 1.0,
-    ("push", "CPM"): 4.0,
-    ("inpage", "CPC"): 1.0,
-    ("inpage", "CPM"): 3.0,
-    ("pops", "CPM"): 1.0,
-    ("pops", "CPC"): 0.02,
-    ("video", "CPM"): 1.0,
-    ("video", "CPC"): 0.1,
-}
-# (value, cumulative probability)
-CAMPAIGN_STATUS_ODDS = (("Approved", 0.74), ("New", 0.86), ("Declined", 0.93), ("Stopped", 1.0))
-CONVERT_ODDS = (("success", 0.85), ("processing", 0.9), ("wait", 0.94), ("fail", 1.0))
-CTR_RANGE: dict[str, tuple[float, float]] = {
-    "push": (0.05, 2.5),
-    "inpage": (0.1, 1.5),
-    "pops": (0.0, 0.0),
-    "video": (0.2, 3.0),
-}
-
-DECLINE_NOTES: tuple[str, ...] = (
-    "Landing page is not available",
-    "Misleading claims in the creative",
-    "Prohibited content on the landing page",
-    "Redirect chain on the landing page is not allowed",
-    "Landing page does not match the declared vertical",
-)
-STOP_NOTES: tuple[str, ...] = (
-    "Stopped by moderation: landing page changed after approval",
-    "Stopped by moderation: too many user complaints",
-    "Stopped by moderation: malware detected on the landing page",
-)
-CREATIVE_DECLINE_NOTES: tuple[str, ...] = (
-    "Image quality is too low",
-    "Misleading title",
-    "Text does not match the landing page",
-    "Third-party trademark in the image",
-)
-CAMPAIGN_NOTES: tuple[str, ...] = (
-    "Test campaign",
-    "Scaled from the winning test",
-    "Optimise after 3 days",
-    "Whitelist test",
-    "Low-bid exploration",
-    "Retargeting of push subscribers",
-    "Weekend only",
-    "Client brief v2",
-    "New landing page A/B",
-    "Paused by budget, resume next month",
-)
-
-TITLES: dict[str, tuple[str, ...]] = {
-    "Dating": ("3 new messages are waiting for you", "Singles near you are online now",
-               "Someone liked your profile"),
-    "Gambling": ("Your 200% welcome bonus is ready", "50 free spins are waiting",
-                 "Jackpot tonight: join the tournament"),
-    "Betting": ("Boosted odds on tonight's match", "Free bet for new players",
-                "Live betting: the game is on"),
-    "Nutra": ("Doctors surprised by this morning habit", "Try the 7-day energy challenge",
-              "Natural formula, visible results"),
-    "Finance": ("Compare savings rates in minutes", "Your credit score, free",
-                "Stop overpaying bank fees"),
-    "Crypto": ("Bitcoin price alert: the market is moving", "Start trading crypto with $10",
-               "Earn interest on your coins"),
-    "Sweepstakes": ("Answer 3 questions to win a gift card", "You have been selected!",
-                    "Spin the wheel for a prize"),
-    "E-commerce": ("Up to 70% off - today only", "Free delivery on your first order",
-                   "Flash sale ends at midnight"),
-    "Software": ("Your PC may be running slow", "Speed up your computer in one click",
-                 "Update available for your system"),
-    "VPN": ("Protect your connection with a fast VPN", "Unblock any site in seconds",
-            "Your IP address is visible"),
-    "Antivirus": ("Protect your device from threats", "Scan your phone for free",
-                  "3 risks found on your device"),
-    "Mobile apps": ("The app everyone is talking about", "Install and get a bonus",
-                    "Your phone deserves this app"),
-    "Games": ("Play free: build your empire today", "Join 10 million players",
-              "Can you pass level 10?"),
-    "Adult": ("18+ Live chat - free signup", "Private chat rooms are open",
-              "Adults only: join now"),
-    "Education": ("Learn English in 15 minutes a day", "Free coding course for beginners",
-                  "Get certified online"),
-    "Travel": ("Last-minute flight deals from $49", "Hotels at half price this weekend",
-               "Your next trip starts here"),
-    "Insurance": ("Drivers could save on car insurance", "Compare health plans in 2 minutes",
-                  "Home insurance from $9 a month"),
-    "Loans": ("Personal loan decision in minutes", "Cash today, no paperwork",
-              "Lower your monthly payments"),
-    "Streaming": ("Watch new releases in HD tonight", "First month free",
-                  "Every match, live and on demand"),
-    "Utilities": ("Clean up your phone storage", "Battery draining fast? Fix it",
-                  "Block annoying calls"),
-    "Lead generation": ("See if you qualify in 60 seconds", "Get your free quote",
-                        "Claim your free consultation"),
-}  # fmt: skip
-TEXTS: tuple[str, ...] = (
-    "Tap to learn more.",
-    "Limited offer - ends tonight.",
-    "Thousands of people already joined. Don't miss out!",
-    "It only takes a minute. Try it now.",
-    "Exclusive offer for our readers.",
-    "Sign up free and see for yourself.",
-    "Available in your country for a limited time.",
-    "No credit card required.",
-)
-DOMAIN_WORDS: tuple[str, ...] = (
-    "news", "daily", "tube", "play", "stream", "game", "movie", "tech", "sport", "world",
-    "hub", "zone", "box", "portal", "media", "flix", "top", "best", "free", "fun", "anime",
-    "manga", "file", "load", "hd", "live", "watch", "mega", "star", "pro",
-)  # fmt: skip
-DOMAIN_TLDS: tuple[str, ...] = ("com", "net", "org", "io", "tv", "me", "xyz", "info", "co")
-BRANDS: tuple[str, ...] = ("offers", "promo", "go", "track", "best-deals", "lp", "win")
-
-RENDITIONS: tuple[tuple[int, int, int, str], ...] = (
-    (1280, 720, 2_500_000, "avc1.64001f"),
-    (854, 480, 1_200_000, "avc1.4d401e"),
-    (640, 360, 700_000, "avc1.42e01e"),
-)
-VIDEO_DURATIONS = (6, 10, 15, 15, 20, 30, 30, 45, 60)
-YOUTUBE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-
-CAMPAIGN_COLUMNS: tuple[str, ...] = (
-    "id", "user_id", "t_created", "name", "status", "status_note", "work_status", "mode",
-    "ad_format", "frequency_capping", "note", "vertical_id", "url", "allow_proxy", "web_view",
-    "vpaid", "placement", "limit_sum", "limit_show", "limit_click", "limit_day_sum",
-    "limit_day_show", "limit_day_click", "limit_sum_value", "limit_show_value",
-    "limit_click_value", "limit_day_sum_value", "limit_day_show_value", "limit_day_click_value",
-)  # fmt: skip
-CREATIVE_COLUMNS: tuple[str, ...] = (
-    "id", "campaign_id", "t_created", "name", "title", "text", "url", "icon_url", "image_url",
-    "status", "status_note", "work_status", "ctr", "type", "convert", "duration", "video_url",
-    "youtube_url",
-)  # fmt: skip
-INSERTS: dict[str, str] = {
-    "campaigns": f"INSERT INTO campaigns({', '.join(CAMPAIGN_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(CAMPAIGN_COLUMNS))})",
-    "creatives": f"INSERT INTO creatives({', '.join(CREATIVE_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(CREATIVE_COLUMNS))})",
-    "targets": "INSERT INTO targets(campaign_id, kind, list_type, value) VALUES (?,?,?,?)",
-    "countries": "INSERT INTO countries(campaign_id, code, bid) VALUES (?,?,?)",
-    "lists": "INSERT INTO lists(campaign_id, list, item) VALUES (?,?,?)",
-    "bid_rules": "INSERT INTO bid_rules(campaign_id, item, rule, bid) VALUES (?,?,?,?)",
-    "cpa_rules": "INSERT INTO cpa_rules(id, campaign_id, type, cond, amount, lead_type,"
-    " lead_cond, lead_amount) VALUES (?,?,?,?,?,?,?,?)",
-    "creative_files": "INSERT INTO creative_files(creative_id, seq, t_event, type, mime, codec,"
-    " codec_name, bit_rate, duration, width, height, url) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-}
 
 
 def api_key(seed: int, index: int) -> str:
@@ -223,103 +67,8 @@ def api_key(seed: int, index: int) -> str:
     return hashlib.sha256(f"campaign-toolkit-sandbox:{seed}:{index}".encode()).hexdigest()[:32]
 
 
-def timestamp(seconds: int) -> str:
-    """``YYYY-MM-DDTHH:MM:SS+00:00`` of a Unix time."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(seconds))
-
-
-# --------------------------------------------------------------------------- files
-
-
-def png(width: int, height: int, row: Callable[[int], bytes]) -> bytes:
-    """An 8-bit RGB PNG whose line ``y`` holds the pixels ``row(y)`` (3 bytes each)."""
-    raw = b"".join(b"\x00" + row(y) for y in range(height))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw, 9))
-        + chunk(b"IEND", b"")
-    )
-
-
-def _icon(back: tuple[int, int, int], front: tuple[int, int, int]) -> bytes:
-    """A 64x64 disc on a plain background."""
-    size, radius = 64, 20
-    back_px, front_px = bytes(back), bytes(front)
-
-    def row(y: int) -> bytes:
-        dy = y - (size - 1) / 2
-        half = int((radius**2 - dy**2) ** 0.5 + 0.5) if abs(dy) < radius else 0
-        lo, hi = size // 2 - half, size // 2 + half
-        return back_px * lo + front_px * (hi - lo) + back_px * (size - hi)
-
-    return png(size, size, row)
-
-
-def _image(left: tuple[int, int, int], right: tuple[int, int, int]) -> bytes:
-    """A 192x96 horizontal gradient."""
-    width, height = 192, 96
-    line = b"".join(
-        bytes(int(a + (b - a) * x / (width - 1)) for a, b in zip(left, right, strict=True))
-        for x in range(width)
-    )
-    return png(width, height, lambda _y: line)
-
-
-def _mp4(label: bytes) -> bytes:
-    """A tiny ISO media file: an ``ftyp`` box and a ``free`` box naming the rendition."""
-    ftyp = struct.pack(">I4s4sI4s4s4s", 28, b"ftyp", b"isom", 512, b"isom", b"avc1", b"mp41")
-    return ftyp + struct.pack(">I4s", 8 + len(label), b"free") + label
-
-
-def file_id(data: bytes, ext: str) -> str:
-    """Content-addressed id of a stored file."""
-    return hashlib.sha256(data).hexdigest()[:24] + ext
-
-
-@dataclass(frozen=True)
-class DemoFiles:
-    """Files the seeded creatives point at, as (id, mime, data) rows and per-use urls."""
-
-    rows: tuple[tuple[str, str, bytes], ...]
-    icons: tuple[str, ...]
-    images: tuple[str, ...]
-    video: str
-    renditions: tuple[str, ...]
-
-
-@functools.lru_cache(maxsize=4)
-def demo_files(base_url_files: str) -> DemoFiles:
-    """The fixed set of small files used by seeded creatives."""
-    colours = (
-        ((33, 150, 243), (255, 255, 255)),
-        ((233, 30, 99), (255, 235, 59)),
-        ((76, 175, 80), (255, 255, 255)),
-        ((255, 152, 0), (63, 81, 181)),
-        ((103, 58, 183), (0, 188, 212)),
-        ((38, 50, 56), (255, 87, 34)),
-    )
-    rows: list[tuple[str, str, bytes]] = []
-
-    def add(data: bytes, mime: str, ext: str) -> str:
-        fid = file_id(data, ext)
-        rows.append((fid, mime, data))
-        return f"{base_url_files}/{fid}"
-
-    icons = tuple(add(_icon(b, f), "image/png", ".png") for b, f in colours)
-    images = tuple(add(_image(b, f), "image/png", ".png") for b, f in colours[:4])
-    video = add(_mp4(b"source 1920x1080"), "video/mp4", ".mp4")
-    renditions = tuple(
-        add(_mp4(f"{w}x{h}".encode()), "video/mp4", ".mp4") for w, h, _r, _c in RENDITIONS
-    )
-    rows.sort()
-    return DemoFiles(tuple(rows), icons, images, video, renditions)
+# Values drawn for one kind of a demo campaign (and their list type), or None.
+Picked = tuple[Any, ...] | None
 
 
 # --------------------------------------------------------------------------- generator
@@ -369,7 +118,35 @@ class _Seeder:
         mode = "CPC" if rng.random() < CPC_SHARE[ad_format] else "CPM"
         vertical_id = rng.choice(self.vertical_ids)
         vertical = self.refs.verticals[vertical_id]
+        status, status_note, work_status, missing = self._state()
 
+        codes = [] if "country" in missing else self._countries()
+        geo = self._geo_name(codes)
+        name = f"{geo} {vertical} {spec.FORMATS[ad_format].label} {mode} #{number}"
+        capping = self._capping(ad_format)
+        note = rng.choice(CAMPAIGN_NOTES) if rng.random() < 0.3 else None
+        slug = vertical.lower().replace(" ", "-")
+        url = self._campaign_url(ad_format, slug)
+        options = self._options(ad_format)
+        limits = self._limits(
+            ad_format, ran=status in ("Approved", "Stopped"), running=work_status == "Started"
+        )
+
+        self.rows.tables["campaigns"].append(
+            (
+                cid, user_id, timestamp(created), name, status, status_note, work_status, mode,
+                ad_format, capping, note, vertical_id, url, *options, *limits,
+            )
+        )  # fmt: skip
+        bids = self._targets(cid, ad_format, mode, codes, missing)
+        self._lists(cid)
+        self._bid_rules(cid, bids)
+        self._cpa_rules(cid, ad_format)
+        self._creatives(cid, ad_format, vertical, slug, (status, work_status), created)
+
+    def _state(self) -> tuple[str, str | None, str, set[str]]:
+        """Status, status note, work status, and the targeting a campaign lacks to start."""
+        rng = self.rng
         status = _pick(rng.random(), CAMPAIGN_STATUS_ODDS)
         complete = rng.random() < 0.93
         missing = set() if complete else set(rng.sample(spec.START_REQUIRES, rng.randint(1, 3)))
@@ -380,52 +157,34 @@ class _Seeder:
             work_status = "Started" if r < 0.55 else "Paused" if r < 0.88 else "Archived"
         notes = {"Declined": DECLINE_NOTES, "Stopped": STOP_NOTES}.get(status)
         status_note = rng.choice(notes) if notes else None
+        return status, status_note, work_status, missing
 
-        codes = [] if "country" in missing else self._countries()
-        geo = self._geo_name(codes)
-        name = f"{geo} {vertical} {spec.FORMATS[ad_format].label} {mode} #{number}"
-
-        default_cap = spec.FORMATS[ad_format].default_frequency_capping
+    def _capping(self, ad_format: str) -> int:
+        rng = self.rng
         if rng.random() < 0.6:
-            capping = default_cap
-        else:
-            capping = rng.choice((3, 5, 10, 20) if ad_format == "video" else (0, 1, 2, 3, 5, 10))
-        note = rng.choice(CAMPAIGN_NOTES) if rng.random() < 0.3 else None
-        slug = vertical.lower().replace(" ", "-")
-        url = None
+            return spec.FORMATS[ad_format].default_frequency_capping
+        return rng.choice((3, 5, 10, 20) if ad_format == "video" else (0, 1, 2, 3, 5, 10))
+
+    def _campaign_url(self, ad_format: str, slug: str) -> str | None:
+        rng = self.rng
         if ad_format == "pops":
             brand = rng.choice(BRANDS)
-            url = f"https://{slug}.{brand}.example.com/lp{rng.randint(1, 40)}?click_id={{clickid}}"
-        elif ad_format == "video" and rng.random() < 0.4:
-            url = f"https://vast.adserver.example.com/tag/{rng.randint(10_000, 99_999)}.xml"
-        allow_proxy = 1 if rng.random() < 0.85 else 0
-        web_view = (
-            "yes" if ad_format in spec.SETTING_FORMATS["web_view"] and rng.random() < 0.3 else "no"
-        )
-        vpaid = (
-            "yes" if ad_format in spec.SETTING_FORMATS["vpaid"] and rng.random() < 0.25 else "no"
-        )
-        placement = (
-            rng.choice(spec.VIDEO_PLACEMENTS)
-            if ad_format in spec.SETTING_FORMATS["placement"]
-            else "all"
-        )
-        limits = self._limits(
-            ad_format, ran=status in ("Approved", "Stopped"), running=work_status == "Started"
-        )
+            return f"https://{slug}.{brand}.example.com/lp{rng.randint(1, 40)}?click_id={{clickid}}"
+        if ad_format == "video" and rng.random() < 0.4:
+            return f"https://vast.adserver.example.com/tag/{rng.randint(10_000, 99_999)}.xml"
+        return None
 
-        self.rows.tables["campaigns"].append(
-            (
-                cid, user_id, timestamp(created), name, status, status_note, work_status, mode,
-                ad_format, capping, note, vertical_id, url, allow_proxy, web_view, vpaid,
-                placement, *limits,
-            )
-        )  # fmt: skip
-        bids = self._targets(cid, ad_format, mode, codes, missing)
-        self._lists(cid)
-        self._bid_rules(cid, bids)
-        self._cpa_rules(cid, ad_format)
-        self._creatives(cid, ad_format, vertical, slug, status, work_status, created)
+    def _options(self, ad_format: str) -> tuple[int, str, str, str]:
+        """``allow_proxy``, ``web_view``, ``vpaid`` and ``placement`` of a campaign."""
+        rng = self.rng
+        allowed = spec.SETTING_FORMATS
+        allow_proxy = 1 if rng.random() < 0.85 else 0
+        web_view = "yes" if ad_format in allowed["web_view"] and rng.random() < 0.3 else "no"
+        vpaid = "yes" if ad_format in allowed["vpaid"] and rng.random() < 0.25 else "no"
+        placement = (
+            rng.choice(spec.VIDEO_PLACEMENTS) if ad_format in allowed["placement"] else "all"
+        )
+        return allow_proxy, web_view, vpaid, placement
 
     def _countries(self) -> list[str]:
         rng = self.rng
@@ -494,58 +253,115 @@ class _Seeder:
     def _targets(
         self, cid: int, ad_format: str, mode: str, codes: list[str], missing: set[str]
     ) -> list[float]:
+        """Targeting rows of a campaign; returns the bids of its countries."""
         rng = self.rng
-        refs = self.refs
         out: list[tuple[Any, ...]] = []
 
         def put(kind: str, values: Any, list_type: str = "") -> None:
             out.extend((cid, kind, list_type, str(v)) for v in values)
 
         if "category" not in missing:
-            group = sorted(refs.categories[spec.FORMATS[ad_format].category_group])
+            group = sorted(self.refs.categories[spec.FORMATS[ad_format].category_group])
             put("category", rng.sample(group, rng.randint(1, 4)))
         if "quality" not in missing:
             put("quality", rng.sample(spec.QUALITIES, rng.randint(1, 4)))
+        bids = self._bids(cid, ad_format, mode, codes)
+        for kind, pick in self._optional_kinds():
+            if ad_format not in spec.TARGET_KINDS[kind].formats:
+                continue
+            picked = pick(codes)
+            if picked is not None:
+                put(kind, *picked)
+        self.rows.tables["targets"].extend(out)
+        return bids
+
+    def _bids(self, cid: int, ad_format: str, mode: str, codes: list[str]) -> list[float]:
+        rng = self.rng
         bids = []
         factor = MODE_FACTOR[(ad_format, mode)]
         for code in codes:
-            bid = round(country_price(refs, ad_format, code) * factor * rng.uniform(1.0, 2.2), 4)
+            price = country_price(self.refs, ad_format, code)
+            bid = round(price * factor * rng.uniform(1.0, 2.2), 4)
             bids.append(max(bid, 0.0001))
         self.rows.tables["countries"].extend(zip(repeat(cid), codes, bids, strict=False))
-
-        if rng.random() < 0.35:
-            put("os", rng.sample(self.os_ids[:6] if rng.random() < 0.8 else self.os_ids,
-                                 rng.randint(1, 3)))  # fmt: skip
-        if rng.random() < 0.25:
-            put("browser", rng.sample(self.browser_ids, rng.randint(1, 4)))
-        if rng.random() < 0.2:
-            put("language", self._languages(codes))
-        if rng.random() < 0.15:
-            types = spec.CONNECTION_TYPES
-            put("connection-type", types if rng.random() < 0.2 else [rng.choice(types)])
-        if ad_format in spec.TARGET_KINDS["subs-age"].formats and rng.random() < 0.35:
-            put("subs-age", rng.sample(sorted(refs.subs_age), rng.randint(1, 3)))
-        if ad_format in spec.TARGET_KINDS["city"].formats and rng.random() < 0.08:
-            pool = [i for c in codes for i in refs.cities_by_country.get(c, ())[:30]]
-            if pool:
-                put("city", rng.sample(pool, min(len(pool), rng.randint(1, 5))))
-        if rng.random() < 0.08:
-            pool = [i for c in codes for i in refs.regions_by_country.get(c, ())]
-            if pool:
-                put("region", rng.sample(pool, min(len(pool), rng.randint(1, 4))))
-        if rng.random() < 0.08:
-            pool = [i for c in codes for i in refs.isps_by_country.get(c, ())]
-            if pool:
-                put("isp-mobile", rng.sample(pool, min(len(pool), rng.randint(1, 3))))
-        if rng.random() < 0.08:
-            list_type = "black" if rng.random() < 0.75 else "white"
-            put("cidr", dict.fromkeys(self._cidr() for _ in range(rng.randint(1, 5))), list_type)
-        if ad_format in spec.TARGET_KINDS["domain"].formats and rng.random() < 0.12:
-            list_type = "black" if rng.random() < 0.8 else "white"
-            put("domain", dict.fromkeys(self._domain() for _ in range(rng.randint(1, 10))),
-                list_type)  # fmt: skip
-        self.rows.tables["targets"].extend(out)
         return bids
+
+    def _optional_kinds(self) -> tuple[tuple[str, Callable[[list[str]], Picked]], ...]:
+        """The kinds a demo campaign may target, in the order they are drawn."""
+        return (
+            ("os", self._os),
+            ("browser", self._browsers),
+            ("language", self._language_pick),
+            ("connection-type", self._connection),
+            ("subs-age", self._subs_age),
+            ("city", self._cities),
+            ("region", self._regions),
+            ("isp-mobile", self._isps),
+            ("cidr", self._cidrs),
+            ("domain", self._domains),
+        )
+
+    def _os(self, _codes: list[str]) -> Picked:
+        rng = self.rng
+        if rng.random() >= 0.35:
+            return None
+        ids = self.os_ids[:6] if rng.random() < 0.8 else self.os_ids
+        return (rng.sample(ids, rng.randint(1, 3)),)
+
+    def _browsers(self, _codes: list[str]) -> Picked:
+        rng = self.rng
+        return (rng.sample(self.browser_ids, rng.randint(1, 4)),) if rng.random() < 0.25 else None
+
+    def _language_pick(self, codes: list[str]) -> Picked:
+        return (self._languages(codes),) if self.rng.random() < 0.2 else None
+
+    def _connection(self, _codes: list[str]) -> Picked:
+        rng = self.rng
+        if rng.random() >= 0.15:
+            return None
+        types = spec.CONNECTION_TYPES
+        return (types if rng.random() < 0.2 else [rng.choice(types)],)
+
+    def _subs_age(self, _codes: list[str]) -> Picked:
+        rng = self.rng
+        if rng.random() >= 0.35:
+            return None
+        return (rng.sample(sorted(self.refs.subs_age), rng.randint(1, 3)),)
+
+    def _from_pool(self, chance: float, pool: Callable[[], list[int]], top: int) -> Picked:
+        rng = self.rng
+        if rng.random() >= chance:
+            return None
+        ids = pool()
+        return (rng.sample(ids, min(len(ids), rng.randint(1, top))),) if ids else None
+
+    def _cities(self, codes: list[str]) -> Picked:
+        by_country = self.refs.cities_by_country
+        return self._from_pool(
+            0.08, lambda: [i for c in codes for i in by_country.get(c, ())[:30]], 5
+        )
+
+    def _regions(self, codes: list[str]) -> Picked:
+        by_country = self.refs.regions_by_country
+        return self._from_pool(0.08, lambda: [i for c in codes for i in by_country.get(c, ())], 4)
+
+    def _isps(self, codes: list[str]) -> Picked:
+        by_country = self.refs.isps_by_country
+        return self._from_pool(0.08, lambda: [i for c in codes for i in by_country.get(c, ())], 3)
+
+    def _cidrs(self, _codes: list[str]) -> Picked:
+        rng = self.rng
+        if rng.random() >= 0.08:
+            return None
+        list_type = "black" if rng.random() < 0.75 else "white"
+        return dict.fromkeys(self._cidr() for _ in range(rng.randint(1, 5))), list_type
+
+    def _domains(self, _codes: list[str]) -> Picked:
+        rng = self.rng
+        if rng.random() >= 0.12:
+            return None
+        list_type = "black" if rng.random() < 0.8 else "white"
+        return dict.fromkeys(self._domain() for _ in range(rng.randint(1, 10))), list_type
 
     def _languages(self, codes: list[str]) -> list[int]:
         refs = self.refs
@@ -682,12 +498,11 @@ class _Seeder:
         ad_format: str,
         vertical: str,
         slug: str,
-        campaign_status: str,
-        campaign_work: str,
+        campaign_state: tuple[str, str],
         created: int,
     ) -> None:
+        """Creatives of a campaign; ``campaign_state`` is its status and work status."""
         rng = self.rng
-        files = self.files
         rows = self.rows.tables["creatives"]
         titles = TITLES.get(vertical, TITLES["Lead generation"])
         lo, hi = CTR_RANGE[ad_format]
@@ -696,50 +511,56 @@ class _Seeder:
             crid = self.creative_id
             self.creative_id += 1
             t_created = created + rng.randrange(60, 3 * 86_400)
-            status, note = self._creative_status(campaign_status)
-            r = rng.random()
-            if campaign_work == "Started" and status == "Approved":
-                work = "Started" if r < 0.8 else "Paused" if r < 0.95 else "Archived"
-            elif campaign_work == "Archived":
-                work = "Archived" if r < 0.8 else "Paused"
-            else:
-                work = "Paused" if r < 0.75 else "Archived"
+            status, note = self._creative_status(campaign_state[0])
+            work = self._creative_work(campaign_state[1], status)
             title = rng.choice(titles)
             text = rng.choice(TEXTS) if ad_format != "pops" and rng.random() < 0.85 else None
-            url = (
+            url: str | None = (
                 f"https://{slug}.{brand}.example.com/lp{rng.randint(1, 40)}"
                 f"?click_id={{clickid}}&crid={crid}"
             )
-            icon = image = None
-            if ad_format in spec.ICON_REQUIRED_FORMATS:
-                icon = rng.choice(files.icons)
-                if ad_format in spec.IMAGE_FORMATS and rng.random() < 0.65:
-                    image = rng.choice(files.images)
+            icon, image = self._pictures(ad_format)
             shown = status == "Approved" and work != "Paused" or rng.random() < 0.3
             ctr = round(rng.uniform(lo, hi), 3) if shown and hi > 0 else 0.0
-            kind = convert = duration = video_url = youtube_url = None
+            video: tuple[Any, ...] = (None, None, None, None, None)
             if ad_format == "video":
-                duration = rng.choice(VIDEO_DURATIONS)
-                if rng.random() < 0.7:
-                    kind = "video"
-                    convert = _pick(rng.random(), CONVERT_ODDS)
-                    video_url = files.video
-                    if convert == "success":
-                        self._renditions(crid, t_created, duration)
-                else:
-                    kind = "youtube"
-                    convert = "success"
-                    youtube_url = "https://www.youtube.com/watch?v=" + "".join(
-                        rng.choices(YOUTUBE_CHARS, k=11)
-                    )
-                    video_url = youtube_url
-                    if rng.random() < 0.4:
-                        url = None
+                video = self._video(crid, t_created)
+                if video[0] == "youtube" and rng.random() < 0.4:
+                    url = None
             rows.append(
                 (crid, cid, timestamp(t_created), f"{vertical} {j}", title, text, url, icon,
-                 image, status, note, work, ctr, kind, convert, duration, video_url,
-                 youtube_url)
+                 image, status, note, work, ctr, *video)
             )  # fmt: skip
+
+    def _creative_work(self, campaign_work: str, status: str) -> str:
+        r = self.rng.random()
+        if campaign_work == "Started" and status == "Approved":
+            return "Started" if r < 0.8 else "Paused" if r < 0.95 else "Archived"
+        if campaign_work == "Archived":
+            return "Archived" if r < 0.8 else "Paused"
+        return "Paused" if r < 0.75 else "Archived"
+
+    def _pictures(self, ad_format: str) -> tuple[str | None, str | None]:
+        """Icon and image of a creative, for the formats that show them."""
+        rng, files = self.rng, self.files
+        icon = image = None
+        if ad_format in spec.ICON_REQUIRED_FORMATS:
+            icon = rng.choice(files.icons)
+            if ad_format in spec.IMAGE_FORMATS and rng.random() < 0.65:
+                image = rng.choice(files.images)
+        return icon, image
+
+    def _video(self, crid: int, t_created: int) -> tuple[Any, ...]:
+        """``type``, ``convert``, ``duration``, ``video_url`` and ``youtube_url``."""
+        rng = self.rng
+        duration = rng.choice(VIDEO_DURATIONS)
+        if rng.random() < 0.7:
+            convert = _pick(rng.random(), CONVERT_ODDS)
+            if convert == "success":
+                self._renditions(crid, t_created, duration)
+            return "video", convert, duration, self.files.video, None
+        youtube_url = "https://www.youtube.com/watch?v=" + "".join(rng.choices(YOUTUBE_CHARS, k=11))
+        return "youtube", "success", duration, youtube_url, youtube_url
 
     def _creative_status(self, campaign_status: str) -> tuple[str, str | None]:
         r = self.rng.random()

@@ -188,41 +188,60 @@ class Sandbox:
             return {f"{m} {p} {s}": n for (m, p, s), n in sorted(self.app.stats.items())}
 
     def _control(self, method: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
-        if name == "health" and method == "GET":
-            return {"status": "ok"}
-        if name == "reset" and method == "POST":
-            keys = self.reset(data.get("campaigns"), data.get("seed"), data.get("accounts"))
-            return {"status": "ok", "api_keys": keys}
-        if name == "moderate" and method == "POST":
-            for required in ("type", "id", "status"):
-                if required not in data:
-                    raise BadRequest(f"'{required}' is required")
-            self.moderate(
-                data["type"],
-                int(data["id"]),
-                data["status"],
-                data.get("status_note"),
-                data.get("convert"),
-            )
-            return {"status": "ok"}
-        if name == "faults":
-            if method == "GET":
-                return {"status": "ok", **self.faults.describe()}
-            if method == "POST":
-                self.faults.configure(data)
-                return {"status": "ok", **self.faults.describe()}
-            if method == "DELETE":
-                self.faults.clear()
-                return {"status": "ok", **self.faults.describe()}
-        if name == "stats":
-            if method == "GET":
-                return {"status": "ok", "requests": self.stats()}
-            if method == "DELETE":
-                assert self.app is not None
-                with self.app._stats_lock:
-                    self.app.stats.clear()
-                return {"status": "ok"}
-        known = ("health", "reset", "moderate", "faults", "stats")
-        if name in known:
+        handlers = {
+            "health": self._control_health,
+            "reset": self._control_reset,
+            "moderate": self._control_moderate,
+            "faults": self._control_faults,
+            "stats": self._control_stats,
+        }
+        handler = handlers.get(name)
+        if handler is None:
+            raise NotFound(f"Unknown control endpoint: /_sandbox/{name}")
+        answer = handler(method, data)
+        if answer is None:
             raise MethodNotAllowed(f"Method {method} is not allowed for /_sandbox/{name}")
-        raise NotFound(f"Unknown control endpoint: /_sandbox/{name}")
+        return answer
+
+    def _control_health(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        return {"status": "ok"} if method == "GET" else None
+
+    def _control_reset(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        if method != "POST":
+            return None
+        keys = self.reset(data.get("campaigns"), data.get("seed"), data.get("accounts"))
+        return {"status": "ok", "api_keys": keys}
+
+    def _control_moderate(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        if method != "POST":
+            return None
+        for required in ("type", "id", "status"):
+            if required not in data:
+                raise BadRequest(f"'{required}' is required")
+        self.moderate(
+            data["type"],
+            int(data["id"]),
+            data["status"],
+            data.get("status_note"),
+            data.get("convert"),
+        )
+        return {"status": "ok"}
+
+    def _control_faults(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        if method == "POST":
+            self.faults.configure(data)
+        elif method == "DELETE":
+            self.faults.clear()
+        elif method != "GET":
+            return None
+        return {"status": "ok", **self.faults.describe()}
+
+    def _control_stats(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        if method == "GET":
+            return {"status": "ok", "requests": self.stats()}
+        if method != "DELETE":
+            return None
+        assert self.app is not None
+        with self.app._stats_lock:
+            self.app.stats.clear()
+        return {"status": "ok"}

@@ -23,35 +23,32 @@ def format_error(kind: str, ad_format: str, campaign_id: int | None) -> str:
 
 
 def known_values(refs: Refs, kind: spec.TargetKind, ad_format: str) -> dict[str, str] | None:
-    """Map of item (as sent) -> stored value for kinds with a closed set of values."""
+    """Map of item (as sent) -> stored value for kinds with a closed set of values.
+
+    None for a kind checked by its syntax, or without reference data in the sandbox.
+    """
     if kind.values is not None:
         return {v: v for v in kind.values}
-    group = spec.FORMATS[ad_format].category_group if kind.name == "category" else ""
-    key = (id(refs), kind.name, group)
-    if key not in _INDEX:
-        _INDEX[key] = _build_index(refs, kind.name, group)
-    return _INDEX[key]
+    return refs.ids_of(kind.name, kind.label_group(ad_format))
 
 
-_INDEX: dict[tuple[int, str, str], dict[str, str] | None] = {}
+def _any_value(kind: spec.TargetKind, text: str) -> str | None:
+    """The stored form of an item of a kind without reference data: a positive id for int
+    kinds (any text for the others), else None."""
+    if kind.item_type is not int:
+        return text or None
+    return text if text.isdigit() and spec.is_source_id(int(text)) else None
 
 
-def _build_index(refs: Refs, kind: str, group: str) -> dict[str, str] | None:
-    """Items as sent -> stored values; languages are sent as codes and stored as ids."""
-    if kind == "language":
-        return {code: str(lid) for code, (lid, _name) in refs.languages.items()}
-    if kind == "country":
-        return {code: code for code in refs.countries}
-    table = {
-        "category": refs.categories.get(group),
-        "os": refs.os,
-        "browser": refs.browsers,
-        "subs-age": refs.subs_age,
-        "city": refs.cities,
-        "region": refs.regions,
-        "isp-mobile": refs.isps,
-    }.get(kind)
-    return None if table is None else {str(i): str(i) for i in table}
+def _stored(kind: spec.TargetKind, index: dict[str, str] | None, text: str) -> str | None:
+    """The stored form of one item, or None when the item is invalid."""
+    if index is not None:
+        return index.get(text)
+    if kind.syntax is not None:
+        if not kind.syntax(text):
+            return None
+        return text.lower() if kind.fold_case else text
+    return _any_value(kind, text)
 
 
 def target_items(
@@ -70,32 +67,27 @@ def target_items(
     pairs: list[tuple[str, str]] = []
     errors: list[str] = []
     index = known_values(refs, kind, ad_format)
-    syntax = spec.SYNTAX.get(kind.name)
     for item in items:
         text = str(item).strip()
-        if index is not None:
-            stored = index.get(text)
-            if stored is None:
-                errors.append(f"Invalid {kind.name} item: {item}{where(campaign_id)}")
-                continue
+        stored = _stored(kind, index, text)
+        if stored is None:
+            errors.append(f"Invalid {kind.name} item: {item}{where(campaign_id)}")
+        else:
             pairs.append((text, stored))
-        elif syntax is not None:
-            if not syntax(text):
-                errors.append(f"Invalid {kind.name} item: {item}{where(campaign_id)}")
-                continue
-            pairs.append((text, text.lower() if kind.name == "domain" else text))
-        else:  # pragma: no cover - every kind has a closed set or a syntax
-            pairs.append((text, text))
     return pairs, errors
 
 
-def country_bids(refs: Refs, items: dict[str, float], campaign_id: int | None) -> list[str]:
+def item_bids(
+    refs: Refs, kind: spec.TargetKind, items: dict[str, float], campaign_id: int | None
+) -> list[str]:
+    """Problems of the items of a kind with bids (``kind.bids``): known items, positive bids."""
+    known = refs.ids_of(kind.name) or {}
     errors = []
     for code, bid in items.items():
-        if code not in refs.countries:
-            errors.append(f"Invalid country item: {code}{where(campaign_id)}")
+        if code not in known:
+            errors.append(f"Invalid {kind.name} item: {code}{where(campaign_id)}")
         elif bid <= 0:
-            errors.append(f"Invalid bid for country {code}: {bid}{where(campaign_id)}")
+            errors.append(f"Invalid bid for {kind.name} {code}: {bid}{where(campaign_id)}")
     return errors
 
 

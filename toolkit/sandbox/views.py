@@ -77,45 +77,68 @@ def campaign_detail(
     if mode == "short":
         return out
     cid = row["id"]
-    ad_format = row["ad_format"]
     lists = {lk.detail_field: _list_values(db, cid, lk.name) for lk in spec.LISTS.values()}
     targets = _targets(db, cid)
     if mode == "count":
-        for lk in spec.LISTS.values():
-            out[lk.detail_field] = len(lists[lk.detail_field])
-        out["whiteCidr"] = len(targets.get(("cidr", "white"), []))
-        out["os"] = len(targets.get(("os", ""), []))
-        out["browser"] = len(targets.get(("browser", ""), []))
+        out.update(_counts(lists, targets))
         return out
-    out["countrySet"] = _country_set(db, cid, ad_format, refs)
-    for kind in spec.TARGET_KINDS.values():
-        if kind.name == "country" or not kind.allowed_for(ad_format):
-            continue
-        if kind.typed:
-            for list_type, fld in kind.typed_fields.items():
-                out[fld] = targets.get((kind.name, list_type), [])
-            continue
-        values = targets.get((kind.name, ""), [])
-        field = kind.detail_field
-        if kind.detail == "map":
-            out[field] = php_map({v: _label(refs, kind.name, ad_format, v) for v in values})
-        elif kind.detail == "optional":
-            if values:
-                out[field] = [_typed(kind, v) for v in values]
-        else:
-            out[field] = [_typed(kind, v) for v in values]
+    out.update(_full_targets(db, row, refs, targets))
     out.update(lists)
     return out
 
 
+def _counts(
+    lists: dict[str, list[str]], targets: dict[tuple[str, str], list[str]]
+) -> dict[str, int]:
+    """The numbers of ``mode=count``: every list, and the fields each kind's row names."""
+    out = {field: len(values) for field, values in lists.items()}
+    for kind in spec.TARGET_KINDS.values():
+        for list_type, field in kind.count_fields.items():
+            out[field] = len(targets.get((kind.name, list_type), []))
+    return out
+
+
+def _full_targets(
+    db: sqlite3.Connection,
+    row: sqlite3.Row,
+    refs: Refs,
+    targets: dict[tuple[str, str], list[str]],
+) -> dict[str, Any]:
+    """The targeting fields of ``mode=full``: items with bids first, then the other kinds."""
+    ad_format = row["ad_format"]
+    kinds = spec.TARGET_KINDS.values()
+    out: dict[str, Any] = {
+        kind.detail_field or kind.name: _bid_sets(db, row["id"], ad_format, refs)
+        for kind in kinds
+        if kind.bids
+    }
+    for kind in kinds:
+        if not kind.bids and kind.allowed_for(ad_format):
+            out.update(_kind_fields(kind, ad_format, refs, targets))
+    return out
+
+
+def _kind_fields(
+    kind: spec.TargetKind,
+    ad_format: str,
+    refs: Refs,
+    targets: dict[tuple[str, str], list[str]],
+) -> dict[str, Any]:
+    """The detail field(s) of one kind: one per list type for typed kinds."""
+    if kind.typed:
+        return {fld: targets.get((kind.name, lt), []) for lt, fld in kind.typed_fields.items()}
+    values = targets.get((kind.name, ""), [])
+    field = kind.detail_field or kind.name
+    if kind.detail == "map":
+        group = kind.label_group(ad_format)
+        return {field: php_map({v: refs.label(kind.name, v, group) or v for v in values})}
+    if kind.detail == "optional" and not values:
+        return {}
+    return {field: [_typed(kind, v) for v in values]}
+
+
 def _typed(kind: spec.TargetKind, value: str) -> Any:
     return int(value) if kind.stored_as_int else value
-
-
-def _label(refs: Refs, kind: str, ad_format: str, value: str) -> str:
-    if kind == "category":
-        return refs.category_name(ad_format, int(value)) or value
-    return refs.label(kind, int(value)) or value
 
 
 def _targets(db: sqlite3.Connection, cid: int) -> dict[tuple[str, str], list[str]]:
@@ -138,10 +161,9 @@ def _list_values(db: sqlite3.Connection, cid: int, name: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _country_set(
-    db: sqlite3.Connection, cid: int, ad_format: str, refs: Refs
-) -> list[dict[str, Any]]:
-    """Countries grouped by bid: one set per price, with the set's daily limits."""
+def _bid_sets(db: sqlite3.Connection, cid: int, ad_format: str, refs: Refs) -> list[dict[str, Any]]:
+    """Items with bids (countries) grouped by bid: one set per price, with the set's daily
+    limits."""
     rows = db.execute(
         "SELECT code, bid FROM countries WHERE campaign_id=? ORDER BY bid DESC, code", (cid,)
     ).fetchall()

@@ -71,36 +71,31 @@ def _limits(ctx: Ctx, ad_format: str, errors: list[str]) -> dict[str, Any]:
     return out
 
 
-def _settings(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> dict[str, Any]:
+def _frequency(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> dict[str, Any]:
+    """``frequency_capping`` as given, or the format's default on create."""
     p = ctx.params
-    out: dict[str, Any] = {}
-    name = p.get_str("name", required=True).strip()
-    out["name"] = name
-    vertical = p.get_int("vertical_id", required=True)
-    if vertical not in ctx.refs.verticals:
-        errors.append(f"Invalid vertical_id: {vertical}")
-    out["vertical_id"] = vertical
     if "frequency_capping" in p:
         fc = p.get_int("frequency_capping")
         if fc is not None and fc < 0:
             errors.append(f"Invalid value of 'frequency_capping': {fc}; must not be negative")
-        out["frequency_capping"] = fc if fc is not None else 0
-    elif creating:
-        out["frequency_capping"] = spec.FORMATS[ad_format].default_frequency_capping
-    for key in ("url", "note"):
-        if key in p:
-            out[key] = p.get_str(key) or None  # an empty string clears it
-    if p.raw("allow_proxy") is not None:
-        value = p.get_int("allow_proxy")
-        if value not in (0, 1):
-            errors.append(f"Invalid value of 'allow_proxy': {value}; allowed: 1, 0")
-        out["allow_proxy"] = value
-    choices = {
-        "web_view": ("yes", "no"),
-        "vpaid": ("yes", "no"),
-        "placement": spec.VIDEO_PLACEMENTS,
-    }
-    for key, allowed in choices.items():
+        return {"frequency_capping": fc if fc is not None else 0}
+    if creating:
+        return {"frequency_capping": spec.FORMATS[ad_format].default_frequency_capping}
+    return {}
+
+
+SETTING_CHOICES: dict[str, tuple[str, ...]] = {
+    "web_view": ("yes", "no"),
+    "vpaid": ("yes", "no"),
+    "placement": spec.VIDEO_PLACEMENTS,
+}
+
+
+def _choices(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> dict[str, Any]:
+    """Settings with a closed set of values, and the formats that allow each."""
+    p = ctx.params
+    out: dict[str, Any] = {}
+    for key, allowed in SETTING_CHOICES.items():
         if key == "placement" and not creating:
             continue
         if p.raw(key) is None:  # absent or null: left as it is (or the default)
@@ -117,6 +112,26 @@ def _settings(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> di
             out["mode"] = p.get_choice("mode", spec.MODES)
         except Business as exc:
             errors.extend(exc.messages)
+    return out
+
+
+def _settings(ctx: Ctx, ad_format: str, creating: bool, errors: list[str]) -> dict[str, Any]:
+    p = ctx.params
+    out: dict[str, Any] = {"name": p.get_str("name", required=True).strip()}
+    vertical = p.get_int("vertical_id", required=True)
+    if vertical not in ctx.refs.verticals:
+        errors.append(f"Invalid vertical_id: {vertical}")
+    out["vertical_id"] = vertical
+    out.update(_frequency(ctx, ad_format, creating, errors))
+    for key in ("url", "note"):
+        if key in p:
+            out[key] = p.get_str(key) or None  # an empty string clears it
+    if p.raw("allow_proxy") is not None:
+        value = p.get_int("allow_proxy")
+        if value not in (0, 1):
+            errors.append(f"Invalid value of 'allow_proxy': {value}; allowed: 1, 0")
+        out["allow_proxy"] = value
+    out.update(_choices(ctx, ad_format, creating, errors))
     out.update(_limits(ctx, ad_format, errors))
     return out
 
@@ -127,7 +142,8 @@ def _target(ctx: Ctx, ad_format: str, cid: int | None, errors: list[str]) -> dic
     if raw is None or raw == "" or raw == []:
         return {}
     if not isinstance(raw, dict):
-        raise Business("Parameter 'target' must be an object of category, quality, country, ...")
+        kinds = ", ".join(spec.CREATE_TARGET_KINDS)
+        raise Business(f"Parameter 'target' must be an object of {kinds}")
     sub = Params(raw)
     out: dict[str, Any] = {}
     for key in raw:
@@ -138,9 +154,9 @@ def _target(ctx: Ctx, ad_format: str, cid: int | None, errors: list[str]) -> dic
         if name not in raw:
             continue
         kind = spec.TARGET_KINDS[name]
-        if name == "country":
-            bids = sub.get_map("country", float)
-            errors.extend(validate.country_bids(ctx.refs, bids, cid))
+        if kind.bids:
+            bids = sub.get_map(name, float)
+            errors.extend(validate.item_bids(ctx.refs, kind, bids, cid))
             out[name] = list(bids.items())
         else:
             items = sub.get_list(name, kind.item_type)
@@ -153,7 +169,7 @@ def _target(ctx: Ctx, ad_format: str, cid: int | None, errors: list[str]) -> dic
 def _write_target(db: sqlite3.Connection, cid: int, target: dict[str, list[Any]]) -> None:
     """Replace the targeting of each kind named in ``target``."""
     for name, values in target.items():
-        if name == "country":
+        if spec.TARGET_KINDS[name].bids:
             db.execute("DELETE FROM countries WHERE campaign_id=?", (cid,))
             db.executemany(
                 "INSERT INTO countries(campaign_id, code, bid) VALUES (?,?,?)",
@@ -175,7 +191,7 @@ def start_problems(db: sqlite3.Connection, row: sqlite3.Row) -> list[str]:
         return [f"Campaign #{cid} can not be started: its status is {row['status']}"]
     missing = []
     for name in spec.START_REQUIRES:
-        if name == "country":
+        if spec.TARGET_KINDS[name].bids:
             sql = "SELECT 1 FROM countries WHERE campaign_id=? LIMIT 1"
             args: tuple[Any, ...] = (cid,)
         else:

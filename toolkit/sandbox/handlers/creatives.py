@@ -85,10 +85,10 @@ def _save_file(ctx: Ctx, upload: Upload) -> str:
     return f"/files/{file_id}"
 
 
-def _fields(ctx: Ctx, ad_format: str, existing: sqlite3.Row | None) -> dict[str, Any]:
-    """Validated column values of a create (``existing`` None) or an update."""
-    p, errors, out = ctx.params, [], {}
-    out["name"] = p.get_str("name", required=True).strip()
+def _texts(ctx: Ctx, errors: list[str]) -> dict[str, Any]:
+    """``name``, ``title``, ``text`` and ``work_status``."""
+    p = ctx.params
+    out: dict[str, Any] = {"name": p.get_str("name", required=True).strip()}
     title = p.get_str("title", required=True)
     if len(title) > spec.CREATIVE_TITLE_MAX:
         errors.append(
@@ -108,21 +108,34 @@ def _fields(ctx: Ctx, ad_format: str, existing: sqlite3.Row | None) -> dict[str,
             out["work_status"] = status.capitalize()
         except Business as exc:
             errors.extend(exc.messages)
+    return out
+
+
+def _links(
+    ctx: Ctx, ad_format: str, existing: sqlite3.Row | None, errors: list[str]
+) -> dict[str, Any]:
+    """``youtubeUrl`` (a video creative's video) and the landing ``url``."""
+    p = ctx.params
+    out: dict[str, Any] = {}
     youtube = p.get_str("youtubeUrl")
     if youtube is not None:
         if ad_format != "video":
             errors.append("youtubeUrl is only for creatives of the video format")
-        out["youtube_url"] = youtube
-        out["video_url"] = youtube
-        out["type"] = "youtube"
-        out["convert"] = "success"
+        out.update(youtube_url=youtube, video_url=youtube, type="youtube", convert="success")
     url = p.get_str("url")
     if url is not None:
         out["url"] = url
     had_youtube = existing is not None and existing["type"] == "youtube"
     if not (url or (existing is not None and existing["url"])) and not (youtube or had_youtube):
         errors.append("Parameter 'url' is required")
-    uploads: dict[str, Upload] = ctx.files
+    return out
+
+
+def _file_problems(
+    uploads: dict[str, Upload], ad_format: str, existing: sqlite3.Row | None, youtube: Any
+) -> list[str]:
+    """Unknown, empty, missing and misplaced files of a creative."""
+    errors = []
     for name in uploads:
         if name not in spec.CREATIVE_FILE_FIELDS:
             errors.append(f"Unknown file field '{name}'; allowed: iconFile, imageFile, videoFile")
@@ -139,8 +152,11 @@ def _fields(ctx: Ctx, ad_format: str, existing: sqlite3.Row | None) -> dict[str,
         has_video = "videoFile" in uploads or youtube or (existing is not None and existing["type"])
         if not has_video:
             errors.append("File 'videoFile' is required when youtubeUrl is absent")
-    if errors:
-        raise Business(*errors)
+    return errors
+
+
+def _save_uploads(ctx: Ctx, uploads: dict[str, Upload]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     if "iconFile" in uploads:
         out["icon_url"] = _save_file(ctx, uploads["iconFile"])
     if "imageFile" in uploads:
@@ -149,6 +165,19 @@ def _fields(ctx: Ctx, ad_format: str, existing: sqlite3.Row | None) -> dict[str,
         out["video_url"] = _save_file(ctx, uploads["videoFile"])
         out.update(type="video", convert="success", youtube_url=None)
         out["duration"] = 5 + len(uploads["videoFile"].data) % 56
+    return out
+
+
+def _fields(ctx: Ctx, ad_format: str, existing: sqlite3.Row | None) -> dict[str, Any]:
+    """Validated column values of a create (``existing`` None) or an update."""
+    errors: list[str] = []
+    out = _texts(ctx, errors)
+    out.update(_links(ctx, ad_format, existing, errors))
+    uploads: dict[str, Upload] = ctx.files
+    errors += _file_problems(uploads, ad_format, existing, out.get("youtube_url"))
+    if errors:
+        raise Business(*errors)
+    out.update(_save_uploads(ctx, uploads))
     return out
 
 

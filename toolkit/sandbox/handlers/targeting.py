@@ -1,4 +1,4 @@
-"""Targeting of the 13 kinds and the 4 source/subId lists, single-campaign and batch.
+"""Targeting of every target kind and the 4 source/subId lists, single-campaign and batch.
 
 One generic handler per (kind or list, add/drop, single/batch), built from the tables in
 :mod:`toolkit.spec`. Validation of every campaign and item runs first; a request with any bad
@@ -19,8 +19,13 @@ from .common import Ctx, Handler, error_body, ok, run_batch
 # --------------------------------------------------------------------------- targets
 
 
+def _with_bids(kind: spec.TargetKind, action: str) -> bool:
+    """Adding items of a kind with bids: the items map each value to its bid."""
+    return kind.bids and action == "add"
+
+
 def _target_items(ctx: Ctx, kind: spec.TargetKind, action: str) -> list[Any] | dict[str, float]:
-    if kind.name == "country" and action == "add":
+    if _with_bids(kind, action):
         items: Any = ctx.params.get_map("items", float, required=True)
     else:
         items = ctx.params.get_list("items", kind.item_type, required=True)
@@ -32,12 +37,46 @@ def _validate_target(
     ctx: Ctx, kind: spec.TargetKind, action: str, row: sqlite3.Row, items: Any
 ) -> tuple[list[tuple[str, Any]], list[str]]:
     """``(pairs, errors)`` for one campaign; pairs are (item as sent, stored value or bid)."""
-    if kind.name == "country" and action == "add":
+    if _with_bids(kind, action):
         if not kind.allowed_for(row["ad_format"]):  # pragma: no cover - every format has geo
             return [], [validate.format_error(kind.name, row["ad_format"], row["id"])]
-        errors = validate.country_bids(ctx.refs, items, row["id"])
+        errors = validate.item_bids(ctx.refs, kind, items, row["id"])
         return list(items.items()), errors
     return validate.target_items(ctx.refs, kind, row["ad_format"], row["id"], items)
+
+
+def _write_bid_item(
+    db: sqlite3.Connection, action: str, cid: int, code: str, bid: Any
+) -> sqlite3.Cursor:
+    """Add or drop one item of the kind with bids, kept in its own table."""
+    if action == "add":
+        return db.execute(
+            "INSERT OR IGNORE INTO countries(campaign_id, code, bid) VALUES (?,?,?)",
+            (cid, code, bid),
+        )
+    return db.execute("DELETE FROM countries WHERE campaign_id=? AND code=?", (cid, code))
+
+
+def _write_item(
+    db: sqlite3.Connection, kind: str, action: str, cid: int, list_type: str, value: Any
+) -> sqlite3.Cursor:
+    if action == "add":
+        return db.execute(
+            "INSERT OR IGNORE INTO targets(campaign_id, kind, list_type, value) VALUES (?,?,?,?)",
+            (cid, kind, list_type, value),
+        )
+    return db.execute(
+        "DELETE FROM targets WHERE campaign_id=? AND kind=? AND list_type=? AND value=?",
+        (cid, kind, list_type, value),
+    )
+
+
+def _save_error(ctx: Ctx, kind: spec.TargetKind, row: sqlite3.Row, sent: str, value: Any) -> str:
+    """The service's message for an item already taken (some name the item)."""
+    name = ""
+    if "{name}" in kind.save_error:
+        name = ctx.refs.label(kind.name, value, kind.label_group(row["ad_format"])) or ""
+    return kind.save_error.format(item=sent, campaign_id=row["id"], name=name)
 
 
 def _apply_target(
@@ -51,35 +90,14 @@ def _apply_target(
 ) -> list[str]:
     db, cid, errors = ctx.db, row["id"], []
     for sent, value in pairs:
-        if kind.name == "country":
-            code = sent
-            if action == "add":
-                cur = db.execute(
-                    "INSERT OR IGNORE INTO countries(campaign_id, code, bid) VALUES (?,?,?)",
-                    (cid, code, value),
-                )
-            else:
-                cur = db.execute(
-                    "DELETE FROM countries WHERE campaign_id=? AND code=?", (cid, code)
-                )
-        elif action == "add":
-            cur = db.execute(
-                "INSERT OR IGNORE INTO targets(campaign_id, kind, list_type, value)"
-                " VALUES (?,?,?,?)",
-                (cid, kind.name, list_type, value),
-            )
+        if kind.bids:
+            cur = _write_bid_item(db, action, cid, sent, value)
         else:
-            cur = db.execute(
-                "DELETE FROM targets WHERE campaign_id=? AND kind=? AND list_type=? AND value=?",
-                (cid, kind.name, list_type, value),
-            )
+            cur = _write_item(db, kind.name, action, cid, list_type, value)
         if cur.rowcount:
             continue
         if action == "add":
-            name = ""
-            if kind.name == "category":
-                name = ctx.refs.category_name(row["ad_format"], int(value)) or ""
-            errors.append(kind.save_error.format(item=sent, campaign_id=cid, name=name))
+            errors.append(_save_error(ctx, kind, row, sent, value))
         elif check == "required":
             errors.append(kind.missing_error.format(item=sent, campaign_id=cid))
     return errors
