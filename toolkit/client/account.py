@@ -50,7 +50,7 @@ class Account(Resource):
         if country and kind not in spec.SEARCH_COUNTRY_FILTER:
             problems.append(f"country filters only {', '.join(sorted(spec.SEARCH_COUNTRY_FILTER))}")
         if country:
-            k = spec.TARGET_KINDS["country"]
+            k = spec.bid_kind()
             for code in country:
                 problems += checks.item_problems(k, code)
         checks.raise_if(problems)

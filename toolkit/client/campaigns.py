@@ -13,6 +13,31 @@ from .results import BatchResult
 SETTINGS = ("frequency_capping", "url", "note", "vpaid", "placement", "mode")
 
 
+def _setting(params: dict[str, Any], ad_format: str | None, key: str, value: Any) -> list[str]:
+    """Put one campaign setting into ``params``; its problems."""
+    problems: list[str] = []
+    limit_names = {n: lim for lim in spec.LIMITS.values() for n in (lim.param, lim.alias) if n}
+    if key in limit_names:
+        lim = limit_names[key]
+        if ad_format and ad_format not in lim.formats:
+            problems.append(f"{key} is not available for {spec.FORMATS[ad_format].label}")
+        if value != "":
+            problems += checks.number(key, value, positive=False)
+        params[lim.param] = value
+    elif key == "allow_proxy":
+        params[key] = 1 if value in (True, 1, "1", "yes") else 0
+    elif key in ("web_view", "vpaid"):
+        params[key] = "yes" if value in (True, 1, "1", "yes") else "no"
+    elif key in SETTINGS:
+        params[key] = value
+    else:
+        problems.append(f"unknown campaign setting {key!r}")
+    restricted = spec.SETTING_FORMATS.get(key)
+    if restricted and ad_format and ad_format not in restricted:
+        problems.append(f"{key} is not available for {spec.FORMATS[ad_format].label}")
+    return problems
+
+
 class Campaigns(Resource):
     """``client.campaigns``.
 
@@ -111,28 +136,9 @@ class Campaigns(Resource):
             problems.append("name must not be empty")
         params: dict[str, Any] = {"name": name, "vertical_id": int(vertical_id)}
         params["work_status"] = checks.choice("work_status", work_status, ("paused", "started"))
-        limit_names = {n: lim for lim in spec.LIMITS.values() for n in (lim.param, lim.alias) if n}
         for key, value in settings.items():
-            if value is None:
-                continue
-            if key in limit_names:
-                lim = limit_names[key]
-                if ad_format and ad_format not in lim.formats:
-                    problems.append(f"{key} is not available for {spec.FORMATS[ad_format].label}")
-                if value != "":
-                    problems += checks.number(key, value, positive=False)
-                params[lim.param] = value
-            elif key == "allow_proxy":
-                params[key] = 1 if value in (True, 1, "1", "yes") else 0
-            elif key in ("web_view", "vpaid"):
-                params[key] = "yes" if value in (True, 1, "1", "yes") else "no"
-            elif key in SETTINGS:
-                params[key] = value
-            else:
-                problems.append(f"unknown campaign setting {key!r}")
-            restricted = spec.SETTING_FORMATS.get(key)
-            if restricted and ad_format and ad_format not in restricted:
-                problems.append(f"{key} is not available for {spec.FORMATS[ad_format].label}")
+            if value is not None:
+                problems += _setting(params, ad_format, key, value)
         if target:
             params["target"] = self._target(ad_format, target, problems)
         checks.raise_if(problems)

@@ -6,7 +6,7 @@ Each check collects every problem and raises one :class:`~toolkit.errors.Validat
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -29,6 +29,21 @@ def language_codes() -> frozenset[str]:
     return frozenset(lang.alpha_2 for lang in pycountry.languages if hasattr(lang, "alpha_2"))
 
 
+#: The codes of the dictionaries whose codes are items of a kind, and what they are: the
+#: dictionary a kind is sent as (``kind.codes``), or that names a kind of code items.
+CODE_SETS: dict[str, tuple[Callable[[], frozenset[str]], str]] = {
+    "country": (country_codes, "ISO 3166-1 alpha-2, upper case"),
+    "language_code": (language_codes, "ISO 639-1, lower case"),
+}
+
+
+def code_dictionary(k: spec.TargetKind) -> str | None:
+    """The dictionary whose codes are the items of ``k`` as sent, if any."""
+    if k.codes is not None:
+        return k.codes
+    return k.labels if k.item_type is str else None
+
+
 def raise_if(problems: list[str]) -> None:
     if problems:
         raise ValidationError(problems)
@@ -47,12 +62,13 @@ def choice(name: str, value: str | None, allowed: Iterable[str]) -> str | None:
 
 
 def kind(name: str) -> spec.TargetKind:
-    found = spec.TARGET_KINDS.get(name) or spec.TARGET_KINDS.get(str(name).replace("_", "-"))
-    if found is None:
+    """The kind named ``name`` (``isp-mobile`` or ``isp_mobile``)."""
+    try:
+        return spec.target_kind(str(name))
+    except KeyError:
         raise ValidationError(
             f"unknown target kind {name!r}; kinds: {', '.join(spec.TARGET_KINDS)}"
-        )
-    return found
+        ) from None
 
 
 def list_kind(name: str) -> spec.ListKind:
@@ -110,12 +126,10 @@ def item_problems(k: spec.TargetKind, value: Any) -> list[str]:
         return [f"{k.name} item must be a string, got {value!r}"]
     if k.values is not None and value not in k.values:
         return [f"unknown {k.name} {value!r}; allowed: {', '.join(k.values)}"]
-    if k.name == "country" and value not in country_codes():
-        return [f"unknown country code {value!r} (ISO 3166-1 alpha-2, upper case)"]
-    if k.name == "language" and value not in language_codes():
-        return [f"unknown language code {value!r} (ISO 639-1, lower case)"]
-    check = spec.SYNTAX.get(k.name)
-    if check is not None and not check(value):  # type: ignore[operator]
+    codes = CODE_SETS.get(code_dictionary(k) or "")
+    if codes is not None and value not in codes[0]():
+        return [f"unknown {k.name} code {value!r} ({codes[1]})"]
+    if k.syntax is not None and not k.syntax(value):
         return [f"invalid {k.name} item {value!r}"]
     return []
 

@@ -32,8 +32,10 @@ class Targeting(Resource):
         self, kind: str, items: Items, list_type: str | None, campaign_ids: Sequence[int], add: bool
     ) -> tuple[Any, Any, dict[str, Any]]:
         k = checks.kind(kind)
-        if k.name == "country" and add and not isinstance(items, Mapping):
-            raise checks.ValidationError("country items on add map codes to bids: {'US': 0.05}")
+        if k.bids and add and not isinstance(items, Mapping):
+            raise checks.ValidationError(
+                f"{k.name} items on add map each item to its bid: {{'US': 0.05}}"
+            )
         formats = [self._client.known_format(c) for c in campaign_ids]
         values, list_type = checks.target_items(k, items, list_type, formats)
         if not isinstance(values, Mapping):

@@ -17,7 +17,7 @@ import pandas as pd
 from .. import spec
 from ..client import Client
 from .fetch import fetch_each, pool_workers
-from .schemas import COUNT_COLUMNS, SCHEMAS, frame
+from .schemas import SCHEMAS, count_columns, frame
 
 DETAIL_MODES: tuple[str, ...] = ("short", "count", "full")
 
@@ -55,9 +55,10 @@ def _campaign_frame(
     name: str, items: Sequence[Mapping[str, Any]], mode: str | None
 ) -> pd.DataFrame:
     columns: dict[str, list[Any]] = {}
+    counters = count_columns()
     for col in SCHEMAS[name]:
-        if col in COUNT_COLUMNS:
-            field = COUNT_COLUMNS[col]
+        if col in counters:
+            field = counters[col]
             columns[col] = [_count(item.get(field)) if mode != "short" else None for item in items]
         elif col == "ad_format":
             columns[col] = [ad_format_code(item.get("ad_format")) for item in items]

@@ -25,7 +25,26 @@ from .schemas import REF_SCHEMAS, frame
 
 _CODED = re.compile(r"^(?P<name>.*?)\s*\((?P<code>[^()]+)\)$")
 _SEARCH = re.compile(r"^(?P<name>.*?)\s*\((?P<country>[A-Z]{2})(?:\s+-\s+(?P<region>.*))?\)$")
-CODED_TYPES: frozenset[str] = frozenset({"country", "language"})
+
+
+def coded_types() -> frozenset[str]:
+    """Dictionaries whose labels carry a code, ``<name> (<code>)``: those naming the ids of
+    kinds whose items are codes (sent as codes, or kept as codes)."""
+    return frozenset(
+        k.labels
+        for k in spec.TARGET_KINDS.values()
+        if k.labels and (k.sent_as_code or k.item_type is str)
+    )
+
+
+def code_types() -> frozenset[str]:
+    """Dictionaries of codes (``code -> name``) that kinds are sent as (``kind.codes``)."""
+    return frozenset(k.codes for k in spec.TARGET_KINDS.values() if k.codes)
+
+
+def grouped_types() -> frozenset[str]:
+    """Dictionaries grouped by the formats' category groups (``kind.by_format``)."""
+    return frozenset(k.labels for k in spec.TARGET_KINDS.values() if k.labels and k.by_format)
 
 
 def split_label(label: str | None) -> tuple[str | None, str | None]:
@@ -47,30 +66,35 @@ def ref_frame(kind: str, entries: Mapping[str, Any]) -> pd.DataFrame:
     if kind not in REF_SCHEMAS:
         raise ValueError(f"unknown dictionary {kind!r}; types: {', '.join(REF_SCHEMAS)}")
     name = REF_SCHEMAS[kind]
-    if kind == "category":
-        rows = [
-            (group, key, label)
-            for group, mapping in (entries or {}).items()
-            for key, label in (mapping or {}).items()
-        ]
-        return frame(
-            name,
-            {
-                "ad_format": [r[0] for r in rows],
-                "id": [int(r[1]) for r in rows],
-                "name": [r[2] for r in rows],
-            },
-        )
     entries = entries or {}
-    if kind == "language_code":
+    if kind in grouped_types():
+        return _grouped_frame(name, entries)
+    if kind in code_types():
         return frame(name, {"code": list(entries), "name": list(entries.values())})
     ids = [int(k) for k in entries]
-    if kind in CODED_TYPES:
+    if kind in coded_types():
         parts = [split_label(v) for v in entries.values()]
         return frame(
             name, {"id": ids, "code": [p[1] for p in parts], "name": [p[0] for p in parts]}
         )
     return frame(name, {"id": ids, "name": list(entries.values())})
+
+
+def _grouped_frame(name: str, entries: Mapping[str, Any]) -> pd.DataFrame:
+    """A dictionary of ``{group: {id: name}}``: one row per group and id."""
+    rows = [
+        (group, key, label)
+        for group, mapping in entries.items()
+        for key, label in (mapping or {}).items()
+    ]
+    return frame(
+        name,
+        {
+            "ad_format": [r[0] for r in rows],
+            "id": [int(r[1]) for r in rows],
+            "name": [r[2] for r in rows],
+        },
+    )
 
 
 def refs_frames(answer: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
@@ -107,33 +131,28 @@ def load_dictionary(client: Client, type: str) -> pd.DataFrame:  # noqa: A002
 def label_maps(refs: Mapping[str, pd.DataFrame] | None) -> dict[str, dict[Any, str]]:
     """``{kind column: {value: name}}`` for target labels from the dictionaries.
 
-    ``category`` is keyed by ``(category group, id)``; languages by their ids (the detail
-    view shows language targets as ids of the ``language`` dictionary).
+    Each kind of the ``targets`` table with a dictionary (``kind.labels``) is labelled from
+    it; kinds grouped by format (category) are keyed by ``(category group, id)``; kinds sent
+    as codes by their ids (the detail view shows language targets as ids).
     """
     out: dict[str, dict[Any, str]] = {}
-    if not refs:
-        return out
-    for kind, ref in (
-        ("os", "os"),
-        ("browser", "browser"),
-        ("subs_age", "subs_age"),
-        ("language", "language"),
-    ):
-        df = refs.get(ref)
-        if df is not None and len(df):
-            out[kind] = dict(zip(df["id"].astype(str), df["name"], strict=True))
-    df = refs.get("category")
-    if df is not None and len(df):
-        out["category"] = {
-            (str(g), str(i)): n
-            for g, i, n in zip(df["ad_format"], df["id"], df["name"], strict=True)
-        }
+    for kind in spec.item_kinds():
+        df = (refs or {}).get(kind.labels or "")
+        if df is None or not len(df):
+            continue
+        if kind.by_format:
+            out[kind.column] = {
+                (str(g), str(i)): n
+                for g, i, n in zip(df["ad_format"], df["id"], df["name"], strict=True)
+            }
+        else:
+            out[kind.column] = dict(zip(df["id"].astype(str), df["name"], strict=True))
     return out
 
 
 def country_names(refs: Mapping[str, pd.DataFrame] | None) -> dict[str, str]:
-    """``{ISO code: country name}`` from the country dictionary."""
-    df = (refs or {}).get("country")
+    """``{ISO code: country name}`` from the dictionary of the kind with bids (country)."""
+    df = (refs or {}).get(spec.bid_kind().labels or "")
     if df is None or not len(df):
         return {}
     return {c: n for c, n in zip(df["code"], df["name"], strict=True) if c is not pd.NA}
@@ -188,7 +207,10 @@ def load_search(
 
 
 __all__ = [
+    "code_types",
+    "coded_types",
     "empty_refs",
+    "grouped_types",
     "label_maps",
     "load_dictionary",
     "load_refs",

@@ -76,15 +76,16 @@ def load_prices(
     """
     if ad_format not in spec.FORMATS:
         raise ValueError(f"ad_format must be one of {', '.join(spec.FORMATS)}, got {ad_format!r}")
+    param = spec.bid_kind().price_param or spec.bid_kind().name
     if countries is None:
         answer = client.account.price(ad_format, **targeting)
-        given = list(targeting.get("country") or [])
+        given = list(targeting.get(param) or [])
         return prices_frame(ad_format, [answer], [given[0] if len(given) == 1 else None])
-    if "country" in targeting:
-        raise ValueError("give countries either as the countries argument or as country=")
+    if param in targeting:
+        raise ValueError(f"give countries either as the countries argument or as {param}=")
     codes = list(dict.fromkeys(countries))
     answers = fetch_each(
-        lambda code: client.account.price(ad_format, country=[code], **targeting),
+        lambda code: client.account.price(ad_format, **{param: [code]}, **targeting),
         codes,
         workers=pool_workers(client, workers),
         progress=progress,

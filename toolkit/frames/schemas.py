@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,6 @@ CAMPAIGN_MODE = category(spec.MODES)
 CAMPAIGN_STATUS = category(spec.CAMPAIGN_STATUSES)
 CREATIVE_STATUS = category(spec.CREATIVE_STATUSES)
 WORK_STATUS = category(spec.WORK_STATUSES)
-KIND = category([k.column for k in spec.TARGET_KINDS.values() if k.name != "country"])
 LIST = category(spec.LISTS)
 LIST_TYPE = category(spec.LIST_TYPES)
 CPA_TYPE = category(spec.CPA_TYPES)
@@ -74,16 +73,22 @@ for _lim in spec.LIMITS.values():
     LIMIT_COLUMNS[_lim.field] = FLOAT if _money else INT
     LIMIT_COLUMNS[_lim.field + "_value"] = FLOAT if _money else INT
 
-# Counters of mode=count, as columns, and the detail field each counts.
-COUNT_COLUMNS: dict[str, str] = {
-    "n_source_black": "blacklist",
-    "n_source_white": "whitelist",
-    "n_subid_black": "subIdBlack",
-    "n_subid_white": "subIdWhite",
-    "n_cidr_white": "whiteCidr",
-    "n_os": "os",
-    "n_browser": "browser",
-}
+
+def kind_dtype() -> pd.CategoricalDtype:
+    """The codes of ``targets.kind``: the table spelling of every kind of that table, read
+    from :data:`toolkit.spec.TARGET_KINDS` when asked (a kind added at run time is one)."""
+    return category([k.column for k in spec.item_kinds()])
+
+
+def count_columns() -> dict[str, str]:
+    """Counters of mode=count, as columns, and the detail field each counts: one per list,
+    and one per ``count_fields`` entry of a kind (``n_<kind>[_<list type>]``)."""
+    out = {f"n_{lk.name}": lk.detail_field for lk in spec.LISTS.values()}
+    for kind in spec.TARGET_KINDS.values():
+        for list_type, field in kind.count_fields.items():
+            out["_".join(p for p in ("n", kind.column, list_type) if p)] = field
+    return out
+
 
 CAMPAIGN_LIST: dict[str, Dtype] = {
     "id": INT,
@@ -116,108 +121,129 @@ CREATIVES: dict[str, Dtype] = {
     "t_created": TIME,
 }
 
+
+class _Schemas(Mapping[str, dict[str, Dtype]]):
+    """Schemas by frame name; those that depend on the target kinds (``campaigns`` counters,
+    ``targets.kind``) are built when asked, from the kinds of that moment."""
+
+    def __init__(self, table: dict[str, Any]) -> None:
+        self._table = table
+
+    def __getitem__(self, name: str) -> dict[str, Dtype]:
+        entry = self._table[name]
+        return entry() if callable(entry) else entry
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
 #: Every frame the loaders return, by name: ``column -> dtype`` in column order.
-SCHEMAS: dict[str, dict[str, Dtype]] = {
-    "campaign_list": CAMPAIGN_LIST,
-    "campaigns": {
-        **CAMPAIGN_LIST,
-        **LIMIT_COLUMNS,
-        **dict.fromkeys(COUNT_COLUMNS, INT),
-    },
-    "countries": {
-        "campaign_id": INT,
-        "country": STRING,
-        "country_name": STRING,
-        "bid": FLOAT,
-        "l_d_sum": FLOAT,
-        "l_d_show": INT,
-        "l_d_click": INT,
-    },
-    "targets": {
-        "campaign_id": INT,
-        "kind": KIND,
-        "value": STRING,
-        "label": STRING,
-        "list_type": LIST_TYPE,
-    },
-    "lists": {
-        "campaign_id": INT,
-        "list": LIST,
-        "item": STRING,
-    },
-    "bid_rules": {
-        "campaign_id": INT,
-        "item": STRING,
-        "bid": FLOAT,
-    },
-    "cpa_rules": {
-        "id": INT,
-        "campaign_id": INT,
-        "type": CPA_TYPE,
-        "cond": CPA_COND,
-        "amount": FLOAT,
-        "lead_type": CPA_LEAD_TYPE,
-        "lead_cond": CPA_COND,
-        "lead_amount": FLOAT,
-    },
-    "creatives": CREATIVES,
-    "creative_details": {
-        **CREATIVES,
-        "status_note": STRING,
-        "type": VIDEO_TYPE,
-        "convert": VIDEO_CONVERT,
-        "duration": INT,
-        "video_url": STRING,
-    },
-    "creative_files": {
-        "creative_id": INT,
-        "t_event": TIME,
-        "type": STRING,
-        "mime": STRING,
-        "codec": STRING,
-        "codec_name": STRING,
-        "bit_rate": INT,
-        "duration": INT,
-        "width": INT,
-        "height": INT,
-        "url": STRING,
-    },
-    "balance": {
-        "user_id": INT,
-        "currency": STRING,
-        "balance": FLOAT,
-    },
-    "ref_country": {"id": INT, "code": STRING, "name": STRING},
-    "ref_os": {"id": INT, "name": STRING},
-    "ref_browser": {"id": INT, "name": STRING},
-    "ref_category": {"ad_format": CATEGORY_GROUP, "id": INT, "name": STRING},
-    "ref_vertical": {"id": INT, "name": STRING},
-    "ref_language": {"id": INT, "code": STRING, "name": STRING},
-    "ref_language_code": {"code": STRING, "name": STRING},
-    "ref_subs_age": {"id": INT, "name": STRING},
-    "search": {
-        "type": SEARCH_TYPE,
-        "id": INT,
-        "label": STRING,
-        "name": STRING,
-        "country": STRING,
-        "region": STRING,
-    },
-    "prices": {
-        "ad_format": AD_FORMAT,
-        "country": STRING,
-        "minimum_price": FLOAT,
-        "minimum_traffic": INT,
-        "recommend_price": FLOAT,
-        "recommend_traffic": INT,
-    },
-    "failures": {
-        "campaign_id": INT,
-        "operation": STRING,
-        "error": STRING,
-        "message": STRING,
-    },
-}
+SCHEMAS: Mapping[str, dict[str, Dtype]] = _Schemas(
+    {
+        "campaign_list": CAMPAIGN_LIST,
+        "campaigns": lambda: {
+            **CAMPAIGN_LIST,
+            **LIMIT_COLUMNS,
+            **dict.fromkeys(count_columns(), INT),
+        },
+        "countries": {
+            "campaign_id": INT,
+            "country": STRING,
+            "country_name": STRING,
+            "bid": FLOAT,
+            "l_d_sum": FLOAT,
+            "l_d_show": INT,
+            "l_d_click": INT,
+        },
+        "targets": lambda: {
+            "campaign_id": INT,
+            "kind": kind_dtype(),
+            "value": STRING,
+            "label": STRING,
+            "list_type": LIST_TYPE,
+        },
+        "lists": {
+            "campaign_id": INT,
+            "list": LIST,
+            "item": STRING,
+        },
+        "bid_rules": {
+            "campaign_id": INT,
+            "item": STRING,
+            "bid": FLOAT,
+        },
+        "cpa_rules": {
+            "id": INT,
+            "campaign_id": INT,
+            "type": CPA_TYPE,
+            "cond": CPA_COND,
+            "amount": FLOAT,
+            "lead_type": CPA_LEAD_TYPE,
+            "lead_cond": CPA_COND,
+            "lead_amount": FLOAT,
+        },
+        "creatives": CREATIVES,
+        "creative_details": {
+            **CREATIVES,
+            "status_note": STRING,
+            "type": VIDEO_TYPE,
+            "convert": VIDEO_CONVERT,
+            "duration": INT,
+            "video_url": STRING,
+        },
+        "creative_files": {
+            "creative_id": INT,
+            "t_event": TIME,
+            "type": STRING,
+            "mime": STRING,
+            "codec": STRING,
+            "codec_name": STRING,
+            "bit_rate": INT,
+            "duration": INT,
+            "width": INT,
+            "height": INT,
+            "url": STRING,
+        },
+        "balance": {
+            "user_id": INT,
+            "currency": STRING,
+            "balance": FLOAT,
+        },
+        "ref_country": {"id": INT, "code": STRING, "name": STRING},
+        "ref_os": {"id": INT, "name": STRING},
+        "ref_browser": {"id": INT, "name": STRING},
+        "ref_category": {"ad_format": CATEGORY_GROUP, "id": INT, "name": STRING},
+        "ref_vertical": {"id": INT, "name": STRING},
+        "ref_language": {"id": INT, "code": STRING, "name": STRING},
+        "ref_language_code": {"code": STRING, "name": STRING},
+        "ref_subs_age": {"id": INT, "name": STRING},
+        "search": {
+            "type": SEARCH_TYPE,
+            "id": INT,
+            "label": STRING,
+            "name": STRING,
+            "country": STRING,
+            "region": STRING,
+        },
+        "prices": {
+            "ad_format": AD_FORMAT,
+            "country": STRING,
+            "minimum_price": FLOAT,
+            "minimum_traffic": INT,
+            "recommend_price": FLOAT,
+            "recommend_traffic": INT,
+        },
+        "failures": {
+            "campaign_id": INT,
+            "operation": STRING,
+            "error": STRING,
+            "message": STRING,
+        },
+    }
+)
 
 #: The dictionary types of ``list-refs-data``, each with the schema of its frame.
 REF_SCHEMAS: dict[str, str] = {t: f"ref_{t}" for t in spec.DICTIONARY_TYPES}

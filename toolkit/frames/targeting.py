@@ -22,7 +22,7 @@ are used only when asked for (``load_lists(..., via="read")``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,30 +48,24 @@ def countries_frame(
     ``refs`` (``<NA>`` without it).
     """
     names = country_names(refs)
-    cols: dict[str, list[Any]] = {
-        c: []
-        for c in (
-            "campaign_id",
-            "country",
-            "country_name",
-            "bid",
-            "l_d_sum",
-            "l_d_show",
-            "l_d_click",
-        )
-    }
+    kind = spec.bid_kind()
+    code, name = kind.column, f"{kind.column}_name"
+    limits = ("l_d_sum", "l_d_show", "l_d_click")
+    cols: dict[str, list[Any]] = {c: [] for c in ("campaign_id", code, name, "bid", *limits)}
     for detail in details:
         cid = int(detail["id"])
-        for entry in detail.get("countrySet") or []:
-            for code in (entry.get("geo") or {}).values():
+        for entry in detail.get(kind.detail_field or "") or []:
+            for value in (entry.get("geo") or {}).values():
                 cols["campaign_id"].append(cid)
-                cols["country"].append(code)
-                cols["country_name"].append(names.get(code))
+                cols[code].append(value)
+                cols[name].append(names.get(value))
                 cols["bid"].append(entry.get("price"))
-                cols["l_d_sum"].append(entry.get("l_d_sum"))
-                cols["l_d_show"].append(entry.get("l_d_show"))
-                cols["l_d_click"].append(entry.get("l_d_click"))
+                for limit in limits:
+                    cols[limit].append(entry.get(limit))
     return frame("countries", cols)
+
+
+_TARGET_COLUMNS = ("campaign_id", "kind", "value", "label", "list_type")
 
 
 def targets_frame(
@@ -88,41 +82,40 @@ def targets_frame(
     is ``black``/``white`` for cidr and domain, ``<NA>`` otherwise.
     """
     labels = label_maps(refs)
-    cols: dict[str, list[Any]] = {
-        c: [] for c in ("campaign_id", "kind", "value", "label", "list_type")
-    }
-
-    def add(cid: int, kind: str, value: Any, label: Any, list_type: str | None) -> None:
-        cols["campaign_id"].append(cid)
-        cols["kind"].append(kind)
-        cols["value"].append(str(value))
-        cols["label"].append(None if label is None else str(label))
-        cols["list_type"].append(list_type)
-
+    kinds = spec.item_kinds()
+    rows: list[tuple[Any, ...]] = []
     for detail in details:
         cid = int(detail["id"])
         fmt = ad_format_code(detail.get("ad_format"))
-        group = spec.FORMATS[fmt].category_group if fmt in spec.FORMATS else fmt
-        for kind in spec.TARGET_KINDS.values():
-            if kind.name == "country":
-                continue
-            col = kind.column
-            if kind.typed:
-                for list_type, field in kind.typed_fields.items():
-                    for value in detail.get(field) or []:
-                        add(cid, col, value, None, list_type)
-                continue
-            raw = detail.get(kind.detail_field or "")
-            if not raw:
-                continue
-            known = labels.get(col, {})
-            pairs = raw.items() if isinstance(raw, Mapping) else ((v, None) for v in raw)
-            for value, label in pairs:
-                if label is None:
-                    key = (group, str(value)) if col == "category" else str(value)
-                    label = known.get(key)
-                add(cid, col, value, label, None)
-    return frame("targets", cols)
+        for kind in kinds:
+            rows.extend((cid, *row) for row in _kind_rows(kind, detail, fmt, labels))
+    columns = zip(*rows, strict=True) if rows else [()] * len(_TARGET_COLUMNS)
+    return frame("targets", dict(zip(_TARGET_COLUMNS, map(list, columns), strict=True)))
+
+
+def _kind_rows(
+    kind: spec.TargetKind,
+    detail: Mapping[str, Any],
+    fmt: str,
+    labels: Mapping[str, Mapping[Any, str]],
+) -> Iterator[tuple[str, str, str | None, str | None]]:
+    """``(kind, value, label, list type)`` of one kind in one campaign's detail."""
+    col = kind.column
+    if kind.typed:
+        for list_type, field in kind.typed_fields.items():
+            for value in detail.get(field) or []:
+                yield col, str(value), None, list_type
+        return
+    raw = detail.get(kind.detail_field or "")
+    if not raw:
+        return
+    known = labels.get(col, {})
+    group = kind.label_group(fmt) if fmt in spec.FORMATS else fmt
+    pairs = raw.items() if isinstance(raw, Mapping) else ((v, None) for v in raw)
+    for value, label in pairs:
+        if label is None:
+            label = known.get((group, str(value)) if kind.by_format else str(value))
+        yield col, str(value), None if label is None else str(label), None
 
 
 def lists_frame(details: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
