@@ -55,21 +55,25 @@ def public_methods(resource: Any) -> set[str]:
 def sample_items(client: toolkit.Client, kind: spec.TargetKind, ad_format: str) -> Any:
     """Valid items of ``kind`` for a campaign of ``ad_format``, from the service itself, none of
     them among the targets the campaign was created with."""
-    if kind.name == "country":
+    if kind.bids:
         return {"DE": 0.25}
     if kind.values is not None:
         return [kind.values[-1]]
-    if kind.name in spec.SEARCH_TYPES:
-        text = {"city": "Berlin", "region": "California", "isp-mobile": "Voda"}[kind.name]
+    if kind.search:
+        text = SEARCH_TEXT[kind.name]
         return [int(next(iter(client.account.search(kind.name, text))))]
-    if kind.dictionary == "category":
-        group = spec.FORMATS[ad_format].category_group
-        return [int(list(client.account.dictionary("category")[group])[-1])]
-    if kind.dictionary == "language_code":
-        return ["en"]
-    if kind.dictionary is not None:
-        return [int(next(iter(client.account.dictionary(kind.dictionary))))]
+    if kind.codes is not None:
+        return [next(iter(client.account.dictionary(kind.codes)))]
+    if kind.labels is not None:
+        entries = client.account.dictionary(kind.labels)
+        if kind.by_format:
+            entries = entries[kind.label_group(ad_format)]
+        return [int(list(entries)[-1])]
     return {"cidr": ["10.0.0.0/8"], "domain": ["example.com"]}[kind.name]
+
+
+#: Text that finds a value of each searched kind in the sandbox's reference data.
+SEARCH_TEXT = {"city": "Berlin", "region": "California", "isp-mobile": "Voda"}
 
 
 def test_every_operation_is_reached_through_the_client(fresh_sandbox):

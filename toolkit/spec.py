@@ -78,8 +78,6 @@ DICTIONARY_TYPES: tuple[str, ...] = (
     "language_code",
     "subs_age",
 )
-SEARCH_TYPES: tuple[str, ...] = ("city", "region", "isp-mobile")
-SEARCH_COUNTRY_FILTER: frozenset[str] = frozenset({"city", "region"})
 SEARCH_MIN_CHARS = 3
 SEARCH_LIMIT_DEFAULT = 10
 SEARCH_LIMIT_MAX = 100
@@ -190,7 +188,8 @@ class TargetKind(_CampaignItemPaths):
       ``by_format``: that dictionary is grouped by the format's category group (``category``).
     - ``codes``: the dictionary of codes the kind is *sent* as, while the detail view and the
       tables show ids (``language``: ids of ``language``, sent as ``language_code`` codes).
-    - ``search``: the kind's values are found with the search operation (``city``).
+    - ``search``: the kind's values are found with the search operation (``city``);
+      ``search_by_country``: that search takes a country filter.
     - ``bids``: each item carries a bid; the kind has a table of its own (``countries``).
     - ``count_fields``: list type (``""`` when untyped) -> the field that ``mode=count``
       reports as a number.
@@ -216,6 +215,7 @@ class TargetKind(_CampaignItemPaths):
     by_format: bool = False
     codes: str | None = None
     search: bool = False
+    search_by_country: bool = False
     bids: bool = False
     count_fields: dict[str, str] = field(default_factory=dict)
     syntax: Callable[[str], bool] | None = None
@@ -359,6 +359,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         formats=frozenset({"push", "pops", "inpage"}),
         price_param="city",
         search=True,
+        search_by_country=True,
         batch_listed=False,
         detail="optional",
         help="city id (search operation)",
@@ -369,6 +370,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         "region",
         price_param="region",
         search=True,
+        search_by_country=True,
         detail="optional",
         alias_add_paths=("/api/region/add-region",),
         help="region id (search operation)",
@@ -702,6 +704,8 @@ def _operations() -> tuple[Operation, ...]:
 # Everything below is computed from the tables above; :func:`add_target_kind` recomputes it.
 
 START_REQUIRES: tuple[str, ...] = ()
+SEARCH_TYPES: tuple[str, ...] = ()
+SEARCH_COUNTRY_FILTER: frozenset[str] = frozenset()
 CREATE_TARGET_KINDS: tuple[str, ...] = ()
 COUNT_FIELDS: tuple[str, ...] = ()
 PRICE_PARAMS: tuple[str, ...] = ()
@@ -719,9 +723,11 @@ def _rebuild() -> None:
     """Recompute every table derived from :data:`TARGET_KINDS` and :data:`LISTS`."""
     global START_REQUIRES, CREATE_TARGET_KINDS, COUNT_FIELDS, PRICE_PARAMS, SYNTAX
     global TARGET_KINDS_BY_COLUMN, OPERATIONS, OPERATIONS_BY_NAME, OPERATIONS_BY_PATH
-    global SHARED_BATCH_PATHS
+    global SHARED_BATCH_PATHS, SEARCH_TYPES, SEARCH_COUNTRY_FILTER
     kinds = tuple(TARGET_KINDS.values())
     START_REQUIRES = tuple(k.name for k in kinds if k.start_requires)
+    SEARCH_TYPES = tuple(k.name for k in kinds if k.search)
+    SEARCH_COUNTRY_FILTER = frozenset(k.name for k in kinds if k.search_by_country)
     CREATE_TARGET_KINDS = tuple(k.name for k in kinds if k.on_create)
     COUNT_FIELDS = tuple(lk.detail_field for lk in LISTS.values()) + tuple(
         f for k in kinds for f in k.count_fields.values()
