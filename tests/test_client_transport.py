@@ -29,7 +29,7 @@ from toolkit import (
     TransportError,
     ValidationError,
 )
-from toolkit.client.transport import Request
+from toolkit.client import Request
 
 client_module = importlib.import_module("toolkit.client.client")
 

@@ -36,8 +36,8 @@ from toolkit import (
     TransportError,
     ValidationError,
 )
+from toolkit.client import Request
 from toolkit.client.apikey import ApiKey
-from toolkit.client.transport import Request
 from toolkit.sandbox import Sandbox
 
 FAST = {"backoff": 0.01, "max_backoff": 0.02}

@@ -383,7 +383,7 @@ def _refs_sheet(ws: Worksheet, refs: Mapping[str, pd.DataFrame]) -> None:
 
 
 def _meta(account: Account, tables: Mapping[str, pd.DataFrame]) -> list[tuple[str, str]]:
-    from ..client.transport import redact
+    from ..client import redact
 
     return [
         ("format", WORKBOOK_FORMAT),

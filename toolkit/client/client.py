@@ -31,7 +31,7 @@ from .campaigns import Campaigns
 from .creatives import Creatives
 from .rules import BidRules, CpaRules
 from .targeting import Lists, Targeting
-from .transport import Transport
+from .transport import Transport, TransportLike
 
 log = logging.getLogger("toolkit")
 
@@ -62,23 +62,53 @@ class Client:
     ``campaigns``, ``targeting``, ``lists``, ``bid_rules``, ``cpa_rules``, ``creatives`` and
     ``account`` each hold the operations of one part of the interface. The api-key (a string
     or an :class:`~toolkit.client.apikey.ApiKey`) is kept by the transport and never shown.
+
+    ``transport`` replaces the :class:`~toolkit.client.transport.Transport` the client would
+    build from ``base_url``, ``api_key`` and the transport options: any object of the
+    :class:`~toolkit.client.transport.TransportLike` protocol (a wrapper that records calls,
+    for one). It brings its own URL, key, timeouts and retries, so those are not passed too.
     A client is not pickled: the bytes would carry the key (a ``TypeError`` says so).
     """
 
-    def __init__(self, base_url: str, api_key: str | ApiKey, **options: Any) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | ApiKey | None = None,
+        *,
+        transport: TransportLike | None = None,
+        **options: Any,
+    ) -> None:
         api_key = ApiKey.of(api_key, f"{FROM_ARGUMENT} of Client()")  # the raw str goes first
         names = {f.name for f in fields(ClientOptions)}
         unknown = set(options) - names
         if unknown:
             raise ConfigError(f"unknown client options {sorted(unknown)}; known: {sorted(names)}")
-        if not api_key:
-            raise ConfigError("an api-key is required")
-        api_key.check()
         if isinstance(options.get("timeout"), list):  # a TOML array: (connect, read)
             options["timeout"] = tuple(options["timeout"])
         self.options = ClientOptions(**options)
+        if transport is None:
+            transport = self._own_transport(base_url, api_key)
+        else:
+            _check_transport(transport, base_url, api_key, options)
+        self.transport: TransportLike = transport
+        self.sandbox: Any = None
+        self._formats: dict[int, str] = {}
+        self.campaigns = Campaigns(self)
+        self.targeting = Targeting(self)
+        self.lists = Lists(self)
+        self.bid_rules = BidRules(self)
+        self.cpa_rules = CpaRules(self)
+        self.creatives = Creatives(self)
+        self.account = Account(self)
+
+    def _own_transport(self, base_url: str | None, api_key: ApiKey | None) -> Transport:
+        if not base_url:
+            raise ConfigError("a base URL is required (or a transport)")
+        if not api_key:
+            raise ConfigError("an api-key is required")
+        api_key.check()
         o = self.options
-        self.transport = Transport(
+        return Transport(
             base_url,
             api_key,
             timeout=o.timeout,
@@ -90,15 +120,6 @@ class Client:
             pool_size=o.pool_size,
             adaptive=o.adaptive,
         )
-        self.sandbox: Any = None
-        self._formats: dict[int, str] = {}
-        self.campaigns = Campaigns(self)
-        self.targeting = Targeting(self)
-        self.lists = Lists(self)
-        self.bid_rules = BidRules(self)
-        self.cpa_rules = CpaRules(self)
-        self.creatives = Creatives(self)
-        self.account = Account(self)
 
     @property
     def base_url(self) -> str:
@@ -137,6 +158,44 @@ class Client:
 
     def known_format(self, campaign_id: int) -> str | None:
         return self._formats.get(int(campaign_id))
+
+
+#: Options that configure a :class:`Transport`; a transport passed in brings its own.
+TRANSPORT_OPTIONS = frozenset(
+    {
+        "timeout",
+        "retries",
+        "backoff",
+        "max_backoff",
+        "max_retry_after",
+        "rate_limit",
+        "pool_size",
+        "adaptive",
+    }
+)
+
+
+def _check_transport(
+    transport: object, base_url: str | None, api_key: ApiKey | None, options: dict[str, Any]
+) -> None:
+    """A transport passed to :class:`Client` brings its URL, key and retry settings."""
+    if not isinstance(transport, TransportLike):
+        missing = [
+            name
+            for name in ("base_url", "key_source", "call", "url_room", "close")
+            if not hasattr(transport, name)
+        ]
+        raise ConfigError(
+            f"transport {type(transport).__name__} lacks {', '.join(missing)}"
+            " (see toolkit.client.TransportLike)"
+        )
+    if base_url is not None or api_key:
+        raise ConfigError("pass either a transport or base_url and api_key, not both")
+    given = sorted(TRANSPORT_OPTIONS & set(options))
+    if given:
+        raise ConfigError(
+            f"options {given} configure a Transport; the transport passed in has its own"
+        )
 
 
 # --------------------------------------------------------------------------- connect

@@ -32,7 +32,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import qs_codec
 import requests
@@ -192,6 +192,59 @@ class Request:
     form: Mapping[str, Any] | None = None  # body fields sent beside ``files``
 
 
+@runtime_checkable
+class TransportLike(Protocol):
+    """What the client and its resources need of a transport; :class:`Transport` is one.
+
+    Pass any object with these members as ``Client(transport=...)``: a wrapper that records
+    or counts the calls and hands them to a :class:`Transport`, a transport of another HTTP
+    library, a replay of recorded answers. ``call`` sends one :class:`Request` and returns the
+    parsed JSON answer or raises an exception of :mod:`toolkit.errors`; it must keep the
+    api-key out of what it raises, logs and shows.
+    """
+
+    @property
+    def base_url(self) -> str:
+        """The service's base URL, without the key."""
+        ...
+
+    @property
+    def key_source(self) -> str:
+        """Where the api-key came from, its length and fingerprint; never the key."""
+        ...
+
+    def call(self, req: Request) -> Any:
+        """Send one request (with whatever retries it does); the parsed JSON answer."""
+        ...
+
+    def url_room(self, path: str) -> int:
+        """Characters left for parameters in a GET to ``path`` (batch calls chunk by it)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the client's ``close()`` calls it."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Send:
+    """What goes on the wire for one request (the URL has no key)."""
+
+    method: str
+    url: str
+    body: Any
+    headers: dict[str, str]
+    files: dict[str, tuple[str, bytes, str]] | None
+
+
+@dataclass
+class _Tries:
+    """The retries of one call so far, and whether a try may have reached the service."""
+
+    attempt: int = 0
+    reached: bool = False
+
+
 class KeyAuth(requests.auth.AuthBase):
     """Puts the api-key into the query string while ``requests`` prepares a request.
 
@@ -317,79 +370,108 @@ class Transport:
         files = None
         if req.files is not None:
             files = {name: (fn, data, mime) for name, (fn, data, mime) in req.files.items()}
-        attempt = 0
-        gate = self.gate
-        reached = False  # a try may have reached the service
+        send = _Send(method, url, body, headers, files)
+        tries = _Tries()
         while True:
             if self.limiter is not None:
                 self.limiter.acquire()
-            sent = gate.wait() if gate is not None else 0.0
-            started = time.perf_counter()
-            failure: str | None = None
-            retry_after_failure: str | None = None
-            interrupted = False
-            try:
-                response = self.session.request(
-                    method,
-                    url,
-                    data=body,
-                    headers=headers,
-                    files=files,
-                    timeout=self.timeout,
-                    auth=self._auth,
-                )
-            except requests.RequestException as exc:
-                took = (time.perf_counter() - started) * 1000
-                never_sent = _never_sent(exc)
-                reached = reached or not never_sent
-                reason = _describe(exc, self._key)
-                log.debug("%s %s -> %s in %.0f ms", method, req.path, reason, took)
-                if attempt < self.retries and (req.safe or never_sent):
-                    retry_after_failure = reason
-                else:
-                    tries = attempt + 1
-                    failure = f"{reason} ({tries} {'try' if tries == 1 else 'tries'})"
-            except KeyboardInterrupt:
-                interrupted = True
-            except Exception as exc:  # not a requests error, but raised inside requests/urllib3
-                failure = redact(f"{type(exc).__name__}: {exc}", self._key)
-                reached = True
-            # Raised outside the except blocks: the original exception, whose frames inside
-            # requests and urllib3 hold the URL with the key, must not ride along as
-            # __context__ (error trackers and ``--showlocals`` print those frames' locals).
-            if interrupted:
-                raise KeyboardInterrupt
-            if failure is not None:
-                raise TransportError(failure, req.operation, maybe_sent=reached)
-            if retry_after_failure is not None:
-                self._sleep(attempt, None, req, retry_after_failure)
-                attempt += 1
-                continue
-            took = (time.perf_counter() - started) * 1000
-            status = response.status_code
-            log.debug("%s %s -> %s in %.0f ms", method, req.path, status, took)
-            if status == 429:
-                retry_after = _retry_after(response)
-                waitable = retry_after is None or retry_after <= self.max_retry_after
-                if gate is not None:  # every thread waits it out; the rate is cut
-                    fallback = min(self.max_backoff, self.backoff * 2**attempt)
-                    gate.throttled(sent, retry_after if waitable else None, fallback)
-                if attempt < self.retries and waitable:
-                    if gate is None:
-                        self._sleep(attempt, retry_after, req, "HTTP 429")
-                    else:
-                        log.debug(
-                            "retrying %s after HTTP 429 (retry %d)", req.operation, attempt + 1
-                        )
-                    attempt += 1
-                    continue
-            elif gate is not None:
-                gate.accepted()
-            if status in RETRY_STATUSES and req.safe and attempt < self.retries:
-                self._sleep(attempt, None, req, f"HTTP {status}")
-                attempt += 1
+            sent = self.gate.wait() if self.gate is not None else 0.0
+            response = self._send_once(send, req, tries)
+            if response is None or self._retry_status(req, response, sent, tries):
+                tries.attempt += 1
                 continue
             return self._answer(req, response)
+
+    def _send_once(self, send: _Send, req: Request, tries: _Tries) -> requests.Response | None:
+        """One try: the response, or None after waiting for a retry of a failed request."""
+        started = time.perf_counter()
+        failure: str | None = None
+        retry_reason: str | None = None
+        interrupted = False
+        response: requests.Response | None = None
+        try:
+            response = self.session.request(
+                send.method,
+                send.url,
+                data=send.body,
+                headers=send.headers,
+                files=send.files,
+                timeout=self.timeout,
+                auth=self._auth,
+            )
+        except requests.RequestException as exc:
+            failure, retry_reason = self._failed(exc, send, req, tries, started)
+        except KeyboardInterrupt:
+            interrupted = True
+        except Exception as exc:  # not a requests error, but raised inside requests/urllib3
+            failure = redact(f"{type(exc).__name__}: {exc}", self._key)
+            tries.reached = True
+        # Raised outside the except blocks: the original exception, whose frames inside
+        # requests and urllib3 hold the URL with the key, must not ride along as
+        # __context__ (error trackers and ``--showlocals`` print those frames' locals).
+        if interrupted:
+            raise KeyboardInterrupt
+        if failure is not None:
+            raise TransportError(failure, req.operation, maybe_sent=tries.reached)
+        if response is None:
+            self._sleep(tries.attempt, None, req, retry_reason or "a failed request")
+            return None
+        took = (time.perf_counter() - started) * 1000
+        log.debug("%s %s -> %s in %.0f ms", send.method, req.path, response.status_code, took)
+        return response
+
+    def _failed(
+        self,
+        exc: requests.RequestException,
+        send: _Send,
+        req: Request,
+        tries: _Tries,
+        started: float,
+    ) -> tuple[str | None, str | None]:
+        """``(failure, None)`` when a request error ends the call, ``(None, reason)`` when
+        it is retried."""
+        took = (time.perf_counter() - started) * 1000
+        never_sent = _never_sent(exc)
+        tries.reached = tries.reached or not never_sent
+        reason = _describe(exc, self._key)
+        log.debug("%s %s -> %s in %.0f ms", send.method, req.path, reason, took)
+        if tries.attempt < self.retries and (req.safe or never_sent):
+            return None, reason
+        count = tries.attempt + 1
+        return f"{reason} ({count} {'try' if count == 1 else 'tries'})", None
+
+    def _retry_status(
+        self, req: Request, response: requests.Response, sent: float, tries: _Tries
+    ) -> bool:
+        """True when the answer's status is retried (after the wait it calls for)."""
+        status = response.status_code
+        if status == 429:
+            if self._throttled(req, response, sent, tries.attempt):
+                return True
+        elif self.gate is not None:
+            self.gate.accepted()
+        if status in RETRY_STATUSES and req.safe and tries.attempt < self.retries:
+            self._sleep(tries.attempt, None, req, f"HTTP {status}")
+            return True
+        return False
+
+    def _throttled(
+        self, req: Request, response: requests.Response, sent: float, attempt: int
+    ) -> bool:
+        """An HTTP 429: the gate slows every thread down; True when this request is retried."""
+        retry_after = _retry_after(response)
+        waitable = retry_after is None or retry_after <= self.max_retry_after
+        gate = self.gate
+        if gate is not None:  # every thread waits it out; the rate is cut
+            fallback = min(self.max_backoff, self.backoff * 2**attempt)
+            gate.throttled(sent, retry_after if waitable else None, fallback)
+        if attempt >= self.retries or not waitable:
+            return False
+        if gate is None:
+            self._sleep(attempt, retry_after, req, "HTTP 429")
+        else:
+            log.debug("retrying %s after HTTP 429 (retry %d)", req.operation, attempt + 1)
+        return True
 
     def _sleep(self, attempt: int, retry_after: float | None, req: Request, why: str) -> None:
         wait = self._rng.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))

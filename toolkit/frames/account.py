@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..client.transport import redact
+from ..client import redact
 from ..errors import SnapshotError
 from .dictionaries import empty_refs
 from .schemas import REF_SCHEMAS, SCHEMA_VERSION, conform, empty

@@ -23,8 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..client import Client
-from ..client.transport import redact
+from ..client import Client, redact
 from ..errors import ApiError, AuthError, TransportError
 from .account import Account
 from .campaigns import DETAIL_MODES, campaigns_frame
