@@ -1,17 +1,26 @@
 """Bulk edits: the workbook, plans of batch calls, applying them, the journal and undo.
 
->>> import toolkit
->>> plan = toolkit.plan(client, {"lists": edited_lists})              # doctest: +SKIP
+>>> from toolkit.bulk import make_plan, undo, repair
+>>> plan = make_plan(client, {"lists": edited_lists})                 # doctest: +SKIP
 >>> result = plan.apply(client)                                       # doctest: +SKIP
->>> toolkit.undo(client, result.run_id)                               # doctest: +SKIP
->>> toolkit.repair(client, result.run_id)  # finish what faults left  # doctest: +SKIP
+>>> undo(client, result.run_id)                                       # doctest: +SKIP
+>>> repair(client, result.run_id)  # finish what faults left          # doctest: +SKIP
+
+Modules, bottom up: :mod:`~toolkit.bulk.calls` (a plan's calls),
+:mod:`~toolkit.bulk.call_kinds` (per call target: build, send, invert, read back),
+:mod:`~toolkit.bulk.outcomes`, :mod:`~toolkit.bulk.journal` (stores and reads runs),
+:mod:`~toolkit.bulk.read_back`, :mod:`~toolkit.bulk.apply`, :mod:`~toolkit.bulk.plan`
+(the planner, ``toolkit.plan``), :mod:`~toolkit.bulk.undo` and :mod:`~toolkit.bulk.repair`.
 """
 
+from ..errors import PlanRefused
 from .apply import apply_plan
-from .journal import Journal, history, undo
+from .calls import Call
+from .journal import Journal, history
 from .outcomes import ApplyResult, Outcome
-from .plan import Call, Plan, PlanRefused, make_plan, plan
+from .plan import Plan, make_plan
 from .repair import repair
+from .undo import undo
 
 __all__ = [
     "ApplyResult",
@@ -23,7 +32,6 @@ __all__ = [
     "apply_plan",
     "history",
     "make_plan",
-    "plan",
     "repair",
     "undo",
 ]

@@ -12,18 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .. import spec
-from ..client.results import BatchResult, parse_message
 from ..errors import ApiError, ToolkitError, TransportError
+from . import result_book
+from .call_kinds import Session, call_kind, is_valued, item_kind
+from .calls import Call
+from .journal import PENDING, Journal, open_journal
 from .outcomes import ApplyResult, Outcome
-from .plan import Call, Plan
-from .read_back import VALUED, ReadBack, read_back, verify_outcomes
+from .read_back import ReadBack, read_back, verify_outcomes
 
 __all__ = ["ReadBack", "apply_plan", "read_back", "verify_outcomes", "write_result_workbook"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
-    from .journal import Journal
+    from ..client.results import BatchResult
+    from .plan import Plan
 
 ALREADY = {"add": "already_exists", "drop": "not_exists"}
 #: HTTP statuses of an answer to a write that may have been carried out all the same (the
@@ -34,64 +36,21 @@ MAYBE_DONE = (500, 502, 503, 504)
 LANDED = ("applied", "unknown")
 
 
+Problems = dict[int, dict[Any, tuple[str, str | None]]]
+
+
 class _Runner:
+    """Sends calls through their call kinds; per campaign, the items not ``applied``."""
+
     def __init__(self, client: Client) -> None:
         self.client = client
-        self._verticals: dict[str, int] | None = None
+        self.session = Session(client)
 
-    def vertical_id(self, name: Any) -> int:
-        if self._verticals is None:
-            names = self.client.account.dictionary("vertical")
-            self._verticals = {str(v): int(k) for k, v in names.items()}
-        if name not in self._verticals:
-            raise ToolkitError(f"unknown vertical {name!r}")
-        return self._verticals[name]
-
-    def send(self, call: Call) -> dict[int, dict[Any, tuple[str, str | None]]]:
+    def send(self, call: Call) -> Problems:
         """Send one call; per campaign, the items whose outcome is not "applied"."""
-        c = self.client
         ids = list(call.campaign_ids)
         try:
-            if call.target == "campaign":
-                if call.action == "update":
-                    params = dict(call.params or {})
-                    name = params.pop("name")
-                    vertical = self.vertical_id(params.pop("vertical"))
-                    settings = {k: ("" if v is None else v) for k, v in params.items()}
-                    c.campaigns.update(ids[0], name, vertical, **settings)
-                    return {}
-                return self._batch(getattr(c.campaigns, f"{call.action}_batch")(ids), call)
-            if call.target == "bid_rule":
-                if call.action == "add":
-                    c.bid_rules.add(ids[0], list(call.items), call.bid)
-                else:
-                    c.bid_rules.drop(ids[0], list(call.items))
-                return {}
-            if call.target == "creative":
-                for creative_id in call.items:
-                    getattr(c.creatives, call.action)(int(creative_id))
-                return {}
-            if call.target == "cpa_rule":
-                rules = (call.params or {}).get("rules")
-                if call.action == "add":
-                    c.cpa_rules.add(ids[0], rules)
-                elif call.action == "edit":
-                    c.cpa_rules.edit(ids[0], rules)
-                else:
-                    c.cpa_rules.drop(ids[0], list(call.items))
-                return {}
-            if call.target in spec.LISTS:
-                method = getattr(c.lists, f"{call.action}_batch")
-                return self._batch(method(ids, call.target, list(call.items)), call)
-            items: Any = dict(call.bids) if call.bids else list(call.items)
-            kind = spec.TARGET_KINDS[call.target]
-            if not kind.batch_listed:
-                getattr(c.targeting, call.action)(
-                    ids[0], call.target, items, list_type=call.list_type
-                )
-                return {}
-            method = getattr(c.targeting, f"{call.action}_batch")
-            return self._batch(method(ids, call.target, items, list_type=call.list_type), call)
+            answer = call_kind(call.target).send(self.session, call)
         except ApiError as exc:
             if exc.outcomes:  # a single-campaign call that saved some items
                 return {ids[0]: {str(o["item"]): _kind_of(o, call) for o in exc.outcomes}}
@@ -102,20 +61,21 @@ class _Runner:
             return {cid: {"*": (state, str(exc))} for cid in ids}
         except ToolkitError as exc:
             return {cid: {"*": ("failed", str(exc))} for cid in ids}
+        return {} if answer is None else _batch(answer, call)
 
-    @staticmethod
-    def _batch(result: BatchResult, call: Call) -> dict[int, dict[Any, tuple[str, str | None]]]:
-        out: dict[int, dict[Any, tuple[str, str | None]]] = {}
-        for cid, messages in result.errors.items():
-            per: dict[Any, tuple[str, str | None]] = {}
-            for message in messages:
-                parsed = {**parse_message(message), "message": message}
-                if parsed["outcome"] == "campaign_not_found" or parsed["item"] is None:
-                    per["*"] = ("failed", message)
-                else:
-                    per[str(parsed["item"]).lstrip("#")] = _kind_of(parsed, call)
-            out[cid] = per
-        return out
+
+def _batch(result: BatchResult, call: Call) -> Problems:
+    """The items of a batch answer that were not applied, from its parsed outcomes."""
+    out: Problems = {}
+    for row in result.outcomes():
+        if row["outcome"] == "ok":
+            continue
+        per = out.setdefault(row["campaign_id"], {})
+        if row["outcome"] == "campaign_not_found" or row["item"] is None:
+            per["*"] = ("failed", row["message"])
+        else:
+            per[str(row["item"]).lstrip("#")] = _kind_of(row, call)
+    return out
 
 
 def _kind_of(parsed: dict[str, Any], call: Call) -> tuple[str, str | None]:
@@ -125,14 +85,7 @@ def _kind_of(parsed: dict[str, Any], call: Call) -> tuple[str, str | None]:
 
 
 def _items_of(call: Call) -> list[tuple[Any, float | None]]:
-    if call.target == "cpa_rule" and call.action == "edit":
-        rules = (call.params or {}).get("rules") or [{}]
-        return [(rules[0].get("id"), None)]
-    if call.target == "campaign" or (call.target == "cpa_rule" and call.action != "drop"):
-        return [(None, None)]
-    if call.bids:
-        return [(k, float(v)) for k, v in call.bids.items()]
-    return [(i, call.bid) for i in call.items]
+    return call_kind(call.target).items_of(call)
 
 
 def apply_plan(
@@ -154,69 +107,87 @@ def apply_plan(
     """
     from tqdm.auto import tqdm
 
-    from .journal import open_journal
-
     book = open_journal(journal) if journal is not None else None
     run_id = book.start_run(client, plan) if book is not None else None
-    runner = _Runner(client)
+    sender = _JournaledSender(_Runner(client), book, run_id, len(plan.calls))
     result = ApplyResult(run_id=run_id)
     dropped: dict[tuple[str, int, Any], float] = {}
     bar = tqdm(total=len(plan.calls), desc="applying", unit="call", disable=not progress)
     try:
         for seq, call in enumerate(plan.calls):
-            if book is not None:  # write-ahead: journaled before it is sent
-                book.call_sent(run_id, seq, call, _pending(seq, call))
-            problems = runner.send(call)
-            answered: list[Outcome] = []
-            for cid in call.campaign_ids:
-                per = problems.get(cid, {})
-                for item, bid in _items_of(call):
-                    key = "*" if "*" in per else (None if item is None else str(item))
-                    outcome, message = (
-                        per.get(key, ("applied", None))
-                        if key
-                        else (per.get("*", ("applied", None)))
-                    )
-                    answered.append(Outcome.of(seq, call, cid, item, bid, outcome, message))
-                    previous = answered[-1].previous
-                    if call.action == "drop" and previous is not None and outcome in LANDED:
-                        dropped[(call.target, cid, item)] = previous
-            result.outcomes.extend(answered)
-            if book is not None:  # the outcomes as they arrive
-                book.call_answered(run_id, seq, answered)
+            result.outcomes.extend(_apply_call(sender, seq, call, dropped))
             bar.update(1)
         known = len(result.outcomes)
-        sender = _JournaledSender(runner, book, run_id, len(plan.calls))
-        _retry_readds(sender, result, dropped, client.options.backoff)
-        unsettled = [o for o in _open_readds(result, dropped) if o.outcome == "unknown"]
-        if unsettled:  # read their campaigns back before restoring anything over them
-            read_back(client, unsettled, settle_outcomes=True)
-        _compensate(sender, result, dropped)
+        _finish_bid_changes(sender, result, dropped, client.options.backoff)
         if book is not None:
             book.add_outcomes(run_id, result.outcomes[known:])
     finally:
         bar.close()
     if verify:
-        check = read_back(client, result.outcomes, settle_outcomes=True)
-        result.differences, result.unverified = check.differences, check.unverified
-        result.read_back_error = check.error
-        if check.live is not None:  # a re-add settled failed after its drop landed
-            live = check.live
-            gone = {
-                (t, cid, item): v
-                for (t, cid, item), v in dropped.items()
-                if cid not in live.unread and live.lookup(t, None, cid, item) is None
-            }
-            _compensate(sender, result, gone)
+        _verify(sender, result, dropped)
     if book is not None:
         book.finish_run(run_id, result, result.outcomes)
     return result
 
 
+def _apply_call(
+    sender: _JournaledSender, seq: int, call: Call, dropped: dict[tuple[str, int, Any], float]
+) -> list[Outcome]:
+    """Send one call of the plan, journaled before it is sent and its outcomes as they
+    arrive; the drops that landed (or may have) are kept in ``dropped`` with their old bid."""
+    book, run_id = sender.book, sender.run_id
+    if book is not None:  # write-ahead: journaled before it is sent
+        book.call_sent(run_id, seq, call, _pending(seq, call))
+    problems = sender.runner.send(call)
+    answered: list[Outcome] = []
+    for cid in call.campaign_ids:
+        for item, bid in _items_of(call):
+            outcome, message = _answer(problems, cid, item)
+            answered.append(Outcome.of(seq, call, cid, item, bid, outcome, message))
+            previous = answered[-1].previous
+            if call.action == "drop" and previous is not None and outcome in LANDED:
+                dropped[(call.target, cid, item)] = previous
+    if book is not None:  # the outcomes as they arrive
+        book.call_answered(run_id, seq, answered)
+    return answered
+
+
+def _finish_bid_changes(
+    sender: _JournaledSender,
+    result: ApplyResult,
+    dropped: dict[tuple[str, int, Any], float],
+    backoff: float,
+) -> None:
+    """Retry the failed adds of bid changes whose drop landed, settle those whose answer was
+    lost, and restore the old bid of those that still failed."""
+    _retry_readds(sender, result, dropped, backoff)
+    unsettled = [o for o in _open_readds(result, dropped) if o.outcome == "unknown"]
+    if unsettled:  # read their campaigns back before restoring anything over them
+        read_back(sender.runner.client, unsettled, settle_outcomes=True)
+    _compensate(sender, result, dropped)
+
+
+def _verify(
+    sender: _JournaledSender, result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
+) -> None:
+    """Read the affected campaigns back, settle the outcomes and list the differences;
+    restore the old bid of a re-add settled failed after its drop landed."""
+    check = read_back(sender.runner.client, result.outcomes, settle_outcomes=True)
+    result.differences, result.unverified = check.differences, check.unverified
+    result.read_back_error = check.error
+    live = check.live
+    if live is None:
+        return
+    gone = {
+        (t, cid, item): v
+        for (t, cid, item), v in dropped.items()
+        if cid not in live.unread and live.lookup(t, None, cid, item) is None
+    }
+    _compensate(sender, result, gone)
+
+
 def _pending(seq: int, call: Call) -> list[Outcome]:
     """The outcomes of a call about to be sent: ``unknown``, with the previous values."""
-    from .journal import PENDING
-
     return [
         Outcome.of(seq, call, cid, item, bid, "unknown", PENDING)
         for cid in call.campaign_ids
@@ -231,7 +202,7 @@ class _JournaledSender:
     def __init__(self, runner: _Runner, book: Journal | None, run_id: str | None, first: int):
         self.runner, self.book, self.run_id, self.seq = runner, book, run_id, first
 
-    def send(self, call: Call) -> dict[int, dict[Any, tuple[str, str | None]]]:
+    def send(self, call: Call) -> Problems:
         seq, self.seq = self.seq, self.seq + 1
         if self.book is not None:
             self.book.call_sent(self.run_id, seq, call, kind="compensation")
@@ -247,9 +218,9 @@ READD_ROUNDS = 3
 
 
 def _readd(target: str, cid: int, item: Any, bid: float) -> Call:
-    if target == "country":
-        return Call("add", "add", "country", (cid,), items=(item,), bids={item: bid})
-    return Call("add", "add", "bid_rule", (cid,), items=(item,), bid=bid)
+    kind = item_kind(target)
+    assert kind is not None
+    return kind.readd(cid, item, bid)
 
 
 def _open_readds(result: ApplyResult, dropped: dict[tuple[str, int, Any], float]) -> list[Outcome]:
@@ -260,17 +231,16 @@ def _open_readds(result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
         for o in result.outcomes
         if o.action == "add"
         and o.outcome in ("failed", "unknown")
-        and o.target in VALUED
+        and is_valued(o.target)
         and (o.target, o.campaign_id, o.item) in dropped
     ]
 
 
-def _answer(
-    problems: dict[int, dict[Any, tuple[str, str | None]]], cid: int, item: Any
-) -> tuple[str, str | None]:
+def _answer(problems: Problems, cid: int, item: Any) -> tuple[str, str | None]:
     """The outcome and message of ``item`` of campaign ``cid`` in a call's answer."""
     per = problems.get(cid, {})
-    return per.get("*") or per.get(str(item)) or ("applied", None)
+    own = None if item is None else per.get(str(item))
+    return per.get("*") or own or ("applied", None)
 
 
 def _retry_readds(
@@ -313,7 +283,7 @@ def _compensate(
     }
     lost_answers: list[Outcome] = []
     for o in list(result.outcomes):
-        if o.action != "add" or o.outcome != "failed" or o.target not in VALUED:
+        if o.action != "add" or o.outcome != "failed" or not is_valued(o.target):
             continue
         old = dropped.get((o.target, o.campaign_id, o.item))
         if old is None or (o.target, o.campaign_id, str(o.item)) in done:
@@ -349,6 +319,4 @@ def write_result_workbook(
 ) -> Any:
     """The edited sheets with each row's outcome; see
     :func:`toolkit.bulk.result_book.write_result_workbook`."""
-    from .result_book import write_result_workbook as write
-
-    return write(result, desired, path)
+    return result_book.write_result_workbook(result, desired, path)

@@ -25,6 +25,12 @@ SETTING_COLUMNS: tuple[str, ...] = (
 )
 WORK_MOVES: dict[str, str] = {v: k for k, v in spec.WORK_ACTIONS.items()}  # Started -> start
 
+# Targets of calls that are not target kinds or lists (see :mod:`toolkit.bulk.call_kinds`).
+CAMPAIGN = "campaign"
+CREATIVE = "creative"
+CPA_RULE = "cpa_rule"
+BID_RULE = "bid_rule"
+
 
 @dataclass(frozen=True)
 class Call:
@@ -53,9 +59,46 @@ class Call:
 
     def describe(self) -> str:
         """``add subid_black on 12 campaigns (batch)``."""
-        from .preview import call_title
+        return call_title(self)
 
-        return call_title(self, {})
+    def record(self) -> dict[str, Any]:
+        """What the call will change, as JSON-ready fields (``previous``'s keys as text)."""
+        return {
+            "step": self.step,
+            "action": self.action,
+            "target": self.target,
+            "campaign_ids": list(self.campaign_ids),
+            "items": list(self.items),
+            "bids": None if self.bids is None else dict(self.bids),
+            "bid": self.bid,
+            "list_type": self.list_type,
+            "params": None if self.params is None else dict(self.params),
+            "previous": None
+            if self.previous is None
+            else {str(k): v for k, v in self.previous.items()},
+        }
 
 
-__all__ = ["SETTING_COLUMNS", "STEPS", "WORK_MOVES", "Call"]
+def call_title(call: Call) -> str:
+    """``add subid_black on 12 campaigns (batch)``, ``update campaign 1000001``."""
+    what = call.target + (f" ({call.list_type})" if call.list_type else "")
+    ids = call.campaign_ids
+    who = f"campaign {ids[0]}" if len(ids) == 1 else f"{len(ids)} campaigns (batch)"
+    if call.target == CAMPAIGN and call.action == "update":
+        return f"update campaign {ids[0]}"
+    if call.target == CAMPAIGN:
+        return f"{call.action} {who}"
+    return f"{call.action} {what} on {who}"
+
+
+__all__ = [
+    "BID_RULE",
+    "CAMPAIGN",
+    "CPA_RULE",
+    "CREATIVE",
+    "SETTING_COLUMNS",
+    "STEPS",
+    "WORK_MOVES",
+    "Call",
+    "call_title",
+]

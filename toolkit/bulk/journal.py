@@ -1,14 +1,14 @@
-"""The journal of applied runs (SQLite), ``toolkit.history()`` and ``toolkit.undo()``.
+"""The journal of applied runs (SQLite) and ``toolkit.history()``: it stores and reads runs.
 
 Each run records every call's outcome per campaign and item with the previous value, so that
-:func:`undo` can build the inverse plan: drops for adds, adds (with their old bids) for drops,
-the old settings and work status back. The api-key is never written.
+:func:`toolkit.bulk.undo.undo` can build the inverse plan: drops for adds, adds (with their
+old bids) for drops, the old settings and work status back. The api-key is never written.
 
 The journal is written ahead: each call is committed (with one ``unknown`` outcome per
 campaign and item, carrying the previous value needed to invert it) before it is sent, and its
 outcomes replace those as soon as the answer arrives. A client killed mid-apply leaves a run
 that :func:`history` shows as ``unfinished`` with how many calls were sent and answered, and
-that :func:`undo` inverts call by call: the ``unknown`` items too, whose inverse is harmless
+that undo inverts call by call: the ``unknown`` items too, whose inverse is harmless
 when the call never landed (the service answers "already" or "not found", counted as done).
 
 The journal lives in ``$CAMPAIGN_TOOLKIT_JOURNAL``, or ``journal.db`` in the user's data
@@ -21,7 +21,6 @@ import json
 import os
 import sqlite3
 import uuid
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
@@ -31,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..errors import ToolkitError
-from .plan import Call, Plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
+    from .calls import Call
     from .outcomes import ApplyResult, Outcome
 
 ENV_JOURNAL = "CAMPAIGN_TOOLKIT_JOURNAL"
@@ -126,18 +125,20 @@ class Journal:
         finally:
             db.close()
 
-    def start_run(self, client: Client, plan: Plan, undoes: str | None = None) -> str:
+    def start_run(self, client: Client, calls: Iterable[Call], undoes: str | None = None) -> str:
+        """A new run of ``calls`` (a plan), journaled whole before anything is sent."""
         run_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        calls = list(calls)
         with self._write() as db:  # the whole plan, so that a cut-off run can be finished
             db.execute(
                 "INSERT INTO runs(run_id, started, base_url, calls, undoes) VALUES (?,?,?,?,?)",
-                (run_id, _now(), client.base_url, len(plan), undoes),
+                (run_id, _now(), client.base_url, len(calls), undoes),
             )
             db.executemany(
                 "INSERT INTO planned VALUES (?,?,?)",
                 [
-                    (run_id, seq, json.dumps(_call_record(call), default=str))
-                    for seq, call in enumerate(plan.calls)
+                    (run_id, seq, json.dumps(call.record(), default=str))
+                    for seq, call in enumerate(calls)
                 ],
             )
         return run_id
@@ -175,7 +176,7 @@ class Journal:
         with self._write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO calls(run_id, seq, kind, call, sent) VALUES (?,?,?,?,?)",
-                (run_id, seq, kind, json.dumps(_call_record(call), default=str), _now()),
+                (run_id, seq, kind, json.dumps(call.record(), default=str), _now()),
             )
             db.executemany(INSERT_OUTCOME, _rows(run_id, pending))
 
@@ -293,24 +294,6 @@ def _rows(run_id: str | None, outcomes: Iterable[Outcome]) -> list[tuple[Any, ..
     ]
 
 
-def _call_record(call: Call) -> dict[str, Any]:
-    """What a call will change, as JSON: its fields (``previous``'s keys as text)."""
-    return {
-        "step": call.step,
-        "action": call.action,
-        "target": call.target,
-        "campaign_ids": list(call.campaign_ids),
-        "items": list(call.items),
-        "bids": None if call.bids is None else dict(call.bids),
-        "bid": call.bid,
-        "list_type": call.list_type,
-        "params": None if call.params is None else dict(call.params),
-        "previous": None
-        if call.previous is None
-        else {str(k): v for k, v in call.previous.items()},
-    }
-
-
 def open_journal(journal: Journal | str | os.PathLike[str] | None) -> Journal:
     if isinstance(journal, Journal):
         return journal
@@ -325,132 +308,12 @@ def history(journal: Journal | str | None = None) -> pd.DataFrame:
     return open_journal(journal).runs()
 
 
-def inverse_plan(outcomes: pd.DataFrame) -> Plan:
-    """The plan that undoes one run: the inverse of each applied outcome, and of each
-    ``unknown`` one (sent, fate not known: its inverse is harmless if it never landed)."""
-    calls: list[Call] = []
-    applied = outcomes[outcomes["outcome"].isin(INVERTED)]
-    grouped: dict[tuple[Any, ...], dict[int, dict[str, Any]]] = defaultdict(
-        lambda: defaultdict(dict)
-    )
-    for row in applied.itertuples(index=False):
-        prev = json.loads(row.previous) if isinstance(row.previous, str) else None
-        cid = int(row.campaign_id)
-        if row.target == "campaign":
-            if row.action == "update" and prev:
-                params = {k: v for k, v in prev.items()}
-                calls.append(
-                    Call(
-                        "update", "update", "campaign", (cid,), params={**params, "vertical": None}
-                    )
-                )
-            elif row.action in ("start", "pause", "archive") and prev:
-                move = {"Started": "start", "Paused": "pause", "Archived": "archive"}.get(prev)
-                if move:
-                    grouped[("move", move)][cid]["*"] = None
-            continue
-        if row.target == "creative":
-            move = {"Started": "start", "Paused": "pause", "Archived": "archive"}.get(prev)
-            if move:
-                calls.append(Call(move, move, "creative", (cid,), items=(int(row.item),)))
-            continue
-        if row.target == "cpa_rule":
-            if row.action == "drop" and prev:
-                calls.append(
-                    Call(
-                        "rules",
-                        "add",
-                        "cpa_rule",
-                        (cid,),
-                        # ids kept until undo has checked which rules are really gone
-                        params={"rules": [dict(r) for r in prev]},
-                    )
-                )
-            elif row.action == "edit" and prev:
-                calls.append(Call("rules", "edit", "cpa_rule", (cid,), params={"rules": prev}))
-            continue
-        inverse = "drop" if row.action == "add" else "add"
-        item = row.item
-        bid = None
-        if inverse == "add" and row.target in ("country", "bid_rule"):
-            bid = prev if prev is not None else None
-            if bid is None:
-                continue
-        key = (inverse, row.target, row.list_type)
-        grouped[key][cid][item] = bid
-    for key, per_campaign in grouped.items():
-        if key[0] == "move":
-            calls.append(
-                Call(
-                    "start" if key[1] == "start" else key[1],
-                    key[1],
-                    "campaign",
-                    tuple(sorted(per_campaign)),
-                )
-            )
-            continue
-        action, target, list_type = key
-        for cid, items in per_campaign.items():
-            if target == "country" and action == "add":
-                calls.append(
-                    Call(
-                        "add",
-                        "add",
-                        "country",
-                        (cid,),
-                        items=tuple(items),
-                        bids={k: float(v) for k, v in items.items()},
-                    )
-                )
-            elif target == "bid_rule" and action == "add":
-                for item, bid in items.items():
-                    calls.append(
-                        Call("add", "add", "bid_rule", (cid,), items=(item,), bid=float(bid))
-                    )
-            else:
-                calls.append(
-                    Call(
-                        action,
-                        action,
-                        target,
-                        (cid,),
-                        items=tuple(items),
-                        list_type=None if pd.isna(list_type) else list_type,
-                    )
-                )
-    order = {"pause": 0, "archive": 1, "update": 2, "drop": 3, "add": 4, "rules": 5, "start": 6}
-    return Plan(sorted(calls, key=lambda c: order[c.step]))
-
-
-def _readd_only_gone_rules(client: Client, call: Call) -> bool:
-    """For the re-add of dropped CPA rules: keep only the rules whose id is no longer live
-    (a drop cut off before it landed must not be undone by a duplicate), without their ids.
-    False when no rule is left to re-add."""
-    if not (call.target == "cpa_rule" and call.action == "add"):
-        return True
-    live = {int(r["id"]) for r in client.cpa_rules.list(call.campaign_ids[0])}
-    rules = [
-        {k: v for k, v in r.items() if k != "id"}
-        for r in (call.params or {}).get("rules", [])
-        if r.get("id") is None or int(r["id"]) not in live
-    ]
-    object.__setattr__(call, "params", {**(call.params or {}), "rules": rules})
-    return bool(rules)
-
-
-def undo(
-    client: Client, run_id: str, *, journal: Journal | str | None = None, progress: bool = True
-) -> ApplyResult:
-    """Apply the inverse of run ``run_id``; the undo is journaled as a run of its own."""
-    from .apply import apply_plan
-
-    book = open_journal(journal)
-    plan = inverse_plan(book.outcomes(run_id))
-    plan.calls[:] = [c for c in plan.calls if _readd_only_gone_rules(client, c)]
-    for call in plan.calls:
-        if call.target == "campaign" and call.action == "update":
-            detail = client.campaigns.get(call.campaign_ids[0])
-            params = dict(call.params or {})
-            params["vertical"] = detail.get("vertical")
-            object.__setattr__(call, "params", params)
-    return apply_plan(plan, client, progress=progress, journal=book)
+__all__ = [
+    "ENV_JOURNAL",
+    "INVERTED",
+    "PENDING",
+    "Journal",
+    "default_path",
+    "history",
+    "open_journal",
+]

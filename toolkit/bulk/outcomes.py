@@ -12,7 +12,9 @@ from typing import Any
 
 import pandas as pd
 
+from .call_kinds import call_kind
 from .calls import Call
+from .result_book import result_html
 
 #: Every outcome of an item: ``applied``; ``already`` (the service had it, value verified by
 #: the read-back); ``failed`` (refused, or not carried out); ``unknown`` (a write whose answer
@@ -62,7 +64,7 @@ class Outcome:
             bid,
             outcome,
             message,
-            _previous(call, cid, item),
+            call_kind(call.target).previous(call, cid, item),
         )
 
 
@@ -183,8 +185,6 @@ class ApplyResult:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        from .result_book import result_html
-
         return result_html(self)
 
 
@@ -192,24 +192,3 @@ def _text_or_none(value: Any) -> str | None:
     if value is None or (isinstance(value, float) and value != value):
         return None
     return str(value)
-
-
-def _previous(call: Call, cid: int, item: Any) -> Any:
-    prev = call.previous
-    if not prev:
-        return None
-    if call.target == "country":
-        return (prev.get(cid) or {}).get(item)
-    if call.target == "bid_rule":
-        return prev.get(item)
-    if call.target == "campaign":
-        return prev.get(cid) if call.action != "update" else dict(prev)
-    if call.target == "cpa_rule":
-        rules = prev.get("rules") or []
-        if call.action == "drop":  # each dropped rule's outcome holds that rule only
-            own = [r for r in rules if r.get("id") is not None and str(r["id"]) == str(item)]
-            return own or rules
-        return rules
-    if call.target == "creative":
-        return prev.get(item)
-    return None

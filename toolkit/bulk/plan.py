@@ -21,23 +21,27 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .. import spec
-from ..errors import ApiError, AuthError, IncompleteReadError, NotFoundError, TransportError
+from ..errors import (
+    ApiError,
+    AuthError,
+    IncompleteReadError,
+    NotFoundError,
+    PlanRefused,
+    TransportError,
+)
+from ..frames import Account, load_account
 from . import preview
+from .apply import apply_plan
+from .call_kinds import ITEM_TABLES, ItemCalls, TargetCalls, call_key, codes_of
 from .calls import STEPS, Call
 from .diff import ABSENT, Change, Conflict, as_map, three_way
-from .guards import (
-    DEFAULT_MAX_ARCHIVE,
-    DEFAULT_MAX_DROP_SHARE,
-    GUARDS,
-    PlanRefused,
-    check_guards,
-)
+from .guards import DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_DROP_SHARE, GUARDS, check_guards
+from .outcomes import ApplyResult
 from .plan_records import RecordPlanner
-from .plan_scope import ITEM_TABLES, narrow, only
+from .plan_scope import narrow, only
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
-    from ..frames import Account
 
 CALL_COLUMNS: tuple[str, ...] = (
     "step",
@@ -150,10 +154,8 @@ class Plan:
     def _repr_html_(self) -> str:
         return preview.plan_html(self)
 
-    def apply(self, client: Client, **options: Any) -> Any:
+    def apply(self, client: Client, **options: Any) -> ApplyResult:
         """Send the calls; see :func:`toolkit.bulk.apply.apply_plan`."""
-        from .apply import apply_plan
-
         return apply_plan(self, client, **options)
 
 
@@ -246,12 +248,7 @@ def make_plan(
     unknown = allowed - set(GUARDS)
     if unknown:
         raise ValueError(f"unknown guards {sorted(unknown)}; guards: {', '.join(GUARDS)}")
-    tables, workbook_base = _tables_of(desired)
-    base = dict(base) if base is not None else workbook_base
-    if "targets" in tables:
-        tables["targets"] = _normalise_targets(tables["targets"])
-    if base is not None and "targets" in base:
-        base = {**base, "targets": _normalise_targets(base["targets"])}
+    tables, base = _inputs(desired, base)
     narrowed = narrow(tables, base) if base is not None and narrow_reads else None
     if narrowed is not None:  # only the rows (and campaigns) the edit may change
         tables, base, scope = narrowed.tables, narrowed.base, narrowed.campaigns
@@ -261,42 +258,10 @@ def make_plan(
         live = _read(client, scope, narrowed is not None)
     else:
         check_complete(live)
-    live_tables = {
-        name: live.table(name)
-        for name in ("campaigns", "countries", "targets", "lists", "bid_rules", "cpa_rules")
-    }
-    live_tables["creatives"] = live.table("creatives")
-    if narrowed is not None:
-        live_tables = {
-            name: only(df, scope, "id" if name == "campaigns" else "campaign_id")
-            for name, df in live_tables.items()
-        }
-    live_tables["targets"] = _normalise_targets(live_tables["targets"])
+    live_tables = _live_tables(live, scope if narrowed is not None else None)
     builder = _Builder(live, scope)
-    conflicts: list[tuple[str, Conflict]] = []
-    for name, (key, value) in ITEM_TABLES.items():
-        if name not in tables or tables[name] is None:
-            continue
-        changes, found = three_way(
-            as_map(tables[name], key, value),
-            None if base is None else as_map(base.get(name), key, value),
-            as_map(live_tables[name], key, value),
-            prefer,
-        )
-        conflicts += [(name, c) for c in found]
-        builder.items(name, changes)
-    if "campaigns" in tables and tables["campaigns"] is not None:
-        conflicts += builder.campaigns(
-            tables["campaigns"], (base or {}).get("campaigns"), live_tables["campaigns"], prefer
-        )
-    if "cpa_rules" in tables and tables["cpa_rules"] is not None:
-        conflicts += builder.cpa_rules(
-            tables["cpa_rules"], (base or {}).get("cpa_rules"), live_tables["cpa_rules"], prefer
-        )
-    if "creatives" in tables and tables["creatives"] is not None:
-        conflicts += builder.creatives(
-            tables["creatives"], (base or {}).get("creatives"), live_tables["creatives"], prefer
-        )
+    conflicts = _diff_items(builder, tables, base, live_tables, prefer)
+    conflicts += _diff_records(builder, tables, base, live_tables, prefer)
     plan = Plan(
         builder.ordered(),
         _conflict_frame(conflicts),
@@ -308,12 +273,88 @@ def make_plan(
     return plan
 
 
+def _inputs(
+    desired: Any, base: Mapping[str, pd.DataFrame] | None
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame] | None]:
+    """The desired tables and their base (given, or the workbook's), targets normalised."""
+    tables, workbook_base = _tables_of(desired)
+    base = dict(base) if base is not None else workbook_base
+    if "targets" in tables:
+        tables["targets"] = _normalise_targets(tables["targets"])
+    if base is not None and "targets" in base:
+        base = {**base, "targets": _normalise_targets(base["targets"])}
+    return tables, base
+
+
+#: The live tables a plan is made against.
+LIVE_TABLES: tuple[str, ...] = (
+    "campaigns",
+    *ITEM_TABLES,
+    "cpa_rules",
+    "creatives",
+)
+
+
+def _live_tables(live: Account, scope: set[int] | None) -> dict[str, pd.DataFrame]:
+    """The live tables (only the campaigns ``scope`` when narrowed), targets normalised."""
+    tables = {name: live.table(name) for name in LIVE_TABLES}
+    if scope is not None:
+        tables = {
+            name: only(df, scope, "id" if name == "campaigns" else "campaign_id")
+            for name, df in tables.items()
+        }
+    tables["targets"] = _normalise_targets(tables["targets"])
+    return tables
+
+
+def _diff_items(
+    builder: _Builder,
+    tables: Mapping[str, pd.DataFrame | None],
+    base: Mapping[str, pd.DataFrame] | None,
+    live: Mapping[str, pd.DataFrame],
+    prefer: str | None,
+) -> list[tuple[str, Conflict]]:
+    """The item tables diffed three ways, their changes turned into calls; the conflicts."""
+    conflicts: list[tuple[str, Conflict]] = []
+    for name, (key, value) in ITEM_TABLES.items():
+        if tables.get(name) is None:
+            continue
+        changes, found = three_way(
+            as_map(tables[name], key, value),
+            None if base is None else as_map(base.get(name), key, value),
+            as_map(live[name], key, value),
+            prefer,
+        )
+        conflicts += [(name, c) for c in found]
+        builder.items(name, changes)
+    return conflicts
+
+
+def _diff_records(
+    builder: _Builder,
+    tables: Mapping[str, pd.DataFrame | None],
+    base: Mapping[str, pd.DataFrame] | None,
+    live: Mapping[str, pd.DataFrame],
+    prefer: str | None,
+) -> list[tuple[str, Conflict]]:
+    """The record tables (campaigns, CPA rules, creatives) diffed field by field."""
+    conflicts: list[tuple[str, Conflict]] = []
+    planners = {
+        "campaigns": builder.campaigns,
+        "cpa_rules": builder.cpa_rules,
+        "creatives": builder.creatives,
+    }
+    for name, planner in planners.items():
+        desired = tables.get(name)
+        if desired is not None:
+            conflicts += planner(desired, (base or {}).get(name), live[name], prefer)
+    return conflicts
+
+
 def _read(client: Client, scope: set[int], narrowed: bool) -> Account:
     """Live state of the campaigns ``scope``; nothing at all for a narrowed edit that
     touches no campaign (its plan is empty whatever live says)."""
     if narrowed and not scope:
-        from ..frames import Account
-
         return Account.empty()
     return read_live(client, sorted(scope))
 
@@ -331,8 +372,6 @@ def read_live(client: Client, campaign_ids: Iterable[int] | None = None) -> Acco
     not read for what is not there. A campaign the service says does not exist is no failure:
     the plan skips it with a warning. ``AuthError`` is raised as it is.
     """
-    from ..frames import load_account
-
     ids = None if campaign_ids is None else list(campaign_ids)
     try:
         live = load_account(client, ids, progress=False)
@@ -400,20 +439,15 @@ class _Builder(RecordPlanner):
         self.calls: list[Call] = []
         self.warnings: list[str] = []
         self.scope = scope
-        lang = self.refs.get("language") if self.refs else None
-        self.language_code = (
-            dict(zip(lang["id"].astype(str), lang["code"].astype(str), strict=True))
-            if lang is not None and len(lang)
-            else {}
-        )
+        self.codes = codes_of(self.refs)
 
     # ------------------------------------------------------------------ item tables
 
     def items(self, table: str, changes: list[Change]) -> None:
-        adds: dict[tuple[str, str | None], dict[int, dict[Any, Any]]] = defaultdict(
+        adds: dict[tuple[ItemCalls, str | None], dict[int, dict[Any, Any]]] = defaultdict(
             lambda: defaultdict(dict)
         )
-        drops: dict[tuple[str, str | None], dict[int, dict[Any, Any]]] = defaultdict(
+        drops: dict[tuple[ItemCalls, str | None], dict[int, dict[Any, Any]]] = defaultdict(
             lambda: defaultdict(dict)
         )
         for ch in changes:
@@ -421,102 +455,34 @@ class _Builder(RecordPlanner):
             if cid not in self.formats:
                 self.warnings.append(f"{table}: campaign {cid} is not in the live account; skipped")
                 continue
-            target, list_type, item = self._target_of(table, ch.key)
-            if target is None:
+            kind, list_type, item = self._target_of(table, ch.key)
+            if kind is None:
                 continue
             if ch.old is not ABSENT:
-                drops[(target, list_type)][cid][item] = ch.old
+                drops[(kind, list_type)][cid][item] = ch.old
             if ch.new is not ABSENT:
-                adds[(target, list_type)][cid][item] = ch.new
-        for (target, list_type), per_campaign in drops.items():
-            self._group("drop", target, list_type, per_campaign)
-        for (target, list_type), per_campaign in adds.items():
-            self._group("add", target, list_type, per_campaign)
+                adds[(kind, list_type)][cid][item] = ch.new
+        for (kind, list_type), per_campaign in drops.items():
+            self.calls += kind.build("drop", list_type, per_campaign)
+        for (kind, list_type), per_campaign in adds.items():
+            self.calls += kind.build("add", list_type, per_campaign)
 
-    def _target_of(self, table: str, key: tuple[Any, ...]) -> tuple[str | None, str | None, Any]:
-        if table == "countries":
-            return "country", None, key[1]
-        if table == "lists":
-            return key[1], None, key[2]
-        if table == "bid_rules":
-            return "bid_rule", None, key[1]
-        kind, list_type, value = key[1], key[2], key[3]
-        if kind not in spec.TARGET_KINDS:
-            self.warnings.append(f"targets: unknown kind {kind!r}; skipped")
+    def _target_of(
+        self, table: str, key: tuple[Any, ...]
+    ) -> tuple[ItemCalls | None, str | None, Any]:
+        """The call kind, list type and item (as sent) of a key of an item table."""
+        try:
+            kind, list_type, item = call_key(table, key)
+        except KeyError:
+            self.warnings.append(f"{table}: unknown kind {key[1]!r}; skipped")
             return None, None, None
-        if kind == "language":
-            code = self.language_code.get(str(value))
+        if isinstance(kind, TargetCalls) and kind.sent_as_code:
+            code = kind.sent_item(item, self.codes)
             if code is None:
-                self.warnings.append(f"targets: unknown language id {value!r}; skipped")
+                self.warnings.append(f"{table}: unknown {kind.name} id {item!r}; skipped")
                 return None, None, None
-            value = code
-        return kind, list_type, value
-
-    def _group(
-        self,
-        action: str,
-        target: str,
-        list_type: str | None,
-        per_campaign: Mapping[int, Mapping[Any, Any]],
-    ) -> None:
-        """One call per group of campaigns that need exactly the same items (and bids)."""
-        step = "drop" if action == "drop" else "add"
-        if target == "bid_rule":
-            for cid, items in per_campaign.items():
-                if action == "drop":
-                    self.calls.append(
-                        Call(
-                            step, action, target, (cid,), tuple(sorted(items)), previous=dict(items)
-                        )
-                    )
-                    continue
-                by_bid: dict[float, list[str]] = defaultdict(list)
-                for item, bid in items.items():
-                    by_bid[float(bid)].append(item)
-                for bid, group in by_bid.items():
-                    self.calls.append(
-                        Call(step, action, target, (cid,), tuple(sorted(group)), bid=bid)
-                    )
-            return
-        groups: dict[tuple[Any, ...], list[int]] = defaultdict(list)
-        for cid, items in per_campaign.items():
-            if target == "country" and action == "add":
-                signature = tuple(sorted((k, float(v)) for k, v in items.items()))
-            else:
-                signature = tuple(sorted(items, key=str))
-            groups[signature].append(cid)
-        kind = spec.TARGET_KINDS.get(target)
-        single_only = kind is not None and not kind.batch_listed
-        for signature, cids in groups.items():
-            batches = [[c] for c in cids] if single_only else [cids]
-            for ids in batches:
-                previous = None
-                if target == "country" and action == "drop":
-                    previous = {c: dict(per_campaign[c]) for c in ids}
-                if target == "country" and action == "add":
-                    self.calls.append(
-                        Call(
-                            step,
-                            action,
-                            target,
-                            tuple(sorted(ids)),
-                            items=tuple(k for k, _ in signature),
-                            bids=dict(signature),
-                            previous=previous,
-                        )
-                    )
-                else:
-                    self.calls.append(
-                        Call(
-                            step,
-                            action,
-                            target,
-                            tuple(sorted(ids)),
-                            items=signature,
-                            list_type=list_type,
-                            previous=previous,
-                        )
-                    )
+            item = code
+        return kind, list_type, item
 
     def ordered(self) -> list[Call]:
         rank = {s: i for i, s in enumerate(STEPS)}

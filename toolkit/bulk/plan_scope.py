@@ -24,16 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .call_kinds import ITEM_TABLES
 from .diff import changed_rows
 from .plan_records import record_fields
 
-# Item tables diffed as sets (or maps to a bid): key columns and value column.
-ITEM_TABLES: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "countries": (("campaign_id", "country"), "bid"),
-    "targets": (("campaign_id", "kind", "list_type", "value"), None),
-    "lists": (("campaign_id", "list", "item"), None),
-    "bid_rules": (("campaign_id", "item"), "bid"),
-}
 # Record tables diffed field by field: the column naming the record's campaign.
 RECORD_TABLES: dict[str, str] = {
     "campaigns": "id",

@@ -17,36 +17,34 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .. import spec
 from ..errors import ToolkitError
+from ..frames import load_account
+from .call_kinds import ITEM_TABLES, codes_of, is_valued, item_kind, table_items
+from .diff import as_map
 from .outcomes import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
     from ..frames import Account
 
-#: Targets whose items carry a bid; the others are present or absent.
-VALUED = ("country", "bid_rule")
 #: Outcomes the read-back looks at.
 CHECKED = ("applied", "already", "restored", "unknown")
 
 
 @dataclass
 class LiveState:
-    """What the read-back found live: bids by (campaign, item) for countries and bid rules,
-    the listed items and the targets; ``unread`` maps a campaign id (``-1``: the
+    """What the read-back found live: the items of the item tables, keyed as their call
+    kinds name them (:meth:`~toolkit.bulk.call_kinds.ItemCalls.live_key`), with their bids
+    (``True`` for an item without one); ``unread`` maps a campaign id (``-1``: the
     dictionaries) to why it could not be read."""
 
-    countries: dict[tuple[int, str], float] = field(default_factory=dict)
-    rules: dict[tuple[int, str], float] = field(default_factory=dict)
-    lists: set[tuple[int, str, str]] = field(default_factory=set)
-    targets: set[tuple[int, str, str | None, str]] = field(default_factory=set)
+    items: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     unread: dict[int, str] = field(default_factory=dict)
 
     def readable(self, o: Outcome) -> bool:
-        return o.campaign_id not in self.unread and not (
-            o.target == "language" and -1 in self.unread
-        )
+        kind = item_kind(o.target)
+        coded = kind is not None and kind.sent_as_code
+        return o.campaign_id not in self.unread and not (coded and -1 in self.unread)
 
     def value(self, o: Outcome) -> Any:
         """The live bid of ``o``'s item (countries, bid rules), ``True`` when a listed item or
@@ -55,16 +53,10 @@ class LiveState:
 
     def lookup(self, target: str, list_type: str | None, cid: int, item: Any) -> Any:
         """The live value of one item (see :meth:`value`)."""
-        item = str(item)
-        if target == "country":
-            return self.countries.get((cid, item))
-        if target == "bid_rule":
-            return self.rules.get((cid, item))
-        if target in spec.LISTS:
-            return True if (cid, target, item) in self.lists else None
-        kind = spec.TARGET_KINDS[target]
-        lt = (list_type or "black") if kind.typed else None
-        return True if (cid, target, lt, item) in self.targets else None
+        kind = item_kind(target)
+        if kind is None:
+            return None
+        return self.items.get(kind.live_key(list_type, cid, item))
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -82,7 +74,7 @@ def planned(o: Outcome) -> Any:
     restore, ``None`` (absent) for a drop."""
     if o.action == "drop":
         return None
-    if o.target in VALUED:
+    if is_valued(o.target):
         return o.bid if o.bid is not None else True
     return True
 
@@ -92,12 +84,12 @@ def carried_out(o: Outcome, live: Any) -> bool:
     drop's item gone, or holding another bid than the dropped one (a bid change's add)."""
     if o.action != "drop":
         want = planned(o)
-        if want is True and o.target in VALUED:
+        if want is True and is_valued(o.target):
             return live is not None
         return same_value(live, want)
     if live is None:
         return True
-    return o.target in VALUED and o.previous is not None and not same_value(live, o.previous)
+    return is_valued(o.target) and o.previous is not None and not same_value(live, o.previous)
 
 
 @dataclass
@@ -122,17 +114,13 @@ def _checked(outcomes: Iterable[Outcome]) -> list[Outcome]:
     return [
         o
         for o in outcomes
-        if o.outcome in CHECKED
-        and o.target in (*VALUED, *spec.LISTS, *spec.TARGET_KINDS)
-        and o.item is not None
+        if o.outcome in CHECKED and item_kind(o.target) is not None and o.item is not None
     ]
 
 
 def read_live_state(client: Client, ids: list[int]) -> tuple[LiveState, str | None]:
     """The live items of campaigns ``ids``, and the first read error (with a count of the
     others), if any. Never raises for a failed read: what could not be read is ``unread``."""
-    from ..frames import load_account
-
     try:
         live = load_account(client, ids, progress=False)
     except ToolkitError as exc:  # AuthError: the key was refused meanwhile
@@ -158,31 +146,11 @@ def live_state(live: Account) -> tuple[LiveState, str | None]:
     if errors:
         others = len(set(errors)) - 1
         error = errors[0] + (f"; and {others} other error(s)" if others else "")
-    state.countries = {
-        (int(r.campaign_id), str(r.country)): float(r.bid)
-        for r in live.table("countries").itertuples(index=False)
-    }
-    state.rules = {
-        (int(r.campaign_id), str(r.item)): float(r.bid)
-        for r in live.table("bid_rules").itertuples(index=False)
-    }
-    state.lists = {
-        (int(r.campaign_id), str(r.list), str(r.item))
-        for r in live.table("lists").itertuples(index=False)
-    }
-    lang = live.refs.get("language")
-    code_of = (
-        dict(zip(lang["id"].astype(str), lang["code"].astype(str), strict=True))
-        if (lang is not None and len(lang))
-        else {}
-    )
-    for r in live.table("targets").itertuples(index=False):
-        kind = str(r.kind).replace("_", "-")
-        value = code_of.get(str(r.value), str(r.value)) if kind == "language" else str(r.value)
-        lt = None if pd.isna(r.list_type) else str(r.list_type)
-        state.targets.add(
-            (int(r.campaign_id), kind, lt if spec.TARGET_KINDS[kind].typed else None, value)
-        )
+    codes = codes_of(live.refs)
+    for table, (key, value) in ITEM_TABLES.items():
+        found = as_map(live.table(table), key, value)
+        for kind, list_type, cid, item, v in table_items(table, found, codes):
+            state.items[kind.live_key(list_type, cid, item)] = True if value is None else float(v)
     return state, error
 
 
@@ -232,10 +200,10 @@ def settle(outcomes: list[Outcome], live: LiveState) -> int:
     for o in outcomes:
         if o.outcome not in ("unknown", "already") or o.item is None:
             continue
-        if o.target not in (*VALUED, *spec.LISTS, *spec.TARGET_KINDS):
+        if item_kind(o.target) is None:
             continue
         if not live.readable(o):  # "already" proves presence, not the bid: unknown
-            if o.outcome == "already" and o.target in VALUED and o.action != "drop":
+            if o.outcome == "already" and is_valued(o.target) and o.action != "drop":
                 o.outcome = "unknown"
                 o.message = f"already there, its bid could not be read back: {o.message}"
                 changed += 1
@@ -263,7 +231,6 @@ __all__ = [
     "LiveState",
     "ReadBack",
     "live_state",
-    "same_value",
     "same_value",
     "read_back",
     "read_live_state",

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .. import spec
 from ..errors import ToolkitError
+from .apply import apply_plan
+from .call_kinds import ITEM_TABLES, item_kind
 from .diff import ABSENT
 from .guards import GUARDS
 from .journal import Journal, open_journal
@@ -35,15 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
 
 Key = tuple[str, str | None, int, str]  # target, list_type, campaign id, item
-
-
-def _previous(call: dict[str, Any], cid: int, item: str) -> Any:
-    prev = call.get("previous") or {}
-    if call["target"] == "country":
-        return (prev.get(str(cid)) or {}).get(item)
-    if call["target"] == "bid_rule":
-        return prev.get(item)
-    return True
 
 
 def intents(
@@ -58,7 +50,8 @@ def intents(
     between: dict[Key, list[Any]] = {}
     for call in calls:
         target, action = call["target"], call["action"]
-        if target not in ("bid_rule", *spec.LISTS, *spec.TARGET_KINDS):
+        kind = item_kind(target)
+        if kind is None:
             continue
         bids = call.get("bids") or {}
         for cid in call["campaign_ids"]:
@@ -66,7 +59,7 @@ def intents(
                 item = str(raw)
                 key = (target, call.get("list_type"), int(cid), item)
                 if action == "drop":
-                    before.setdefault(key, _previous(call, int(cid), item))
+                    before.setdefault(key, kind.journaled_previous(call, int(cid), item))
                     after[key] = ABSENT
                 else:
                     before.setdefault(key, ABSENT)
@@ -77,39 +70,25 @@ def intents(
 
 
 def _tables(values: dict[Key, Any]) -> dict[str, pd.DataFrame]:
-    rows: dict[str, list[dict[str, Any]]] = {
-        "countries": [],
-        "bid_rules": [],
-        "lists": [],
-        "targets": [],
-    }
+    """The item tables holding ``values`` (items ``ABSENT`` left out)."""
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in ITEM_TABLES}
     for (target, list_type, cid, item), value in values.items():
         if value is ABSENT:
             continue
-        if target == "country":
-            rows["countries"].append({"campaign_id": cid, "country": item, "bid": value})
-        elif target == "bid_rule":
-            rows["bid_rules"].append({"campaign_id": cid, "item": item, "bid": value})
-        elif target in spec.LISTS:
-            rows["lists"].append({"campaign_id": cid, "list": target, "item": item})
-        else:
-            rows["targets"].append(
-                {"campaign_id": cid, "kind": target, "value": item, "list_type": list_type}
-            )
-    columns = {
-        "countries": ["campaign_id", "country", "bid"],
-        "bid_rules": ["campaign_id", "item", "bid"],
-        "lists": ["campaign_id", "list", "item"],
-        "targets": ["campaign_id", "kind", "value", "list_type"],
-    }
+        kind = item_kind(target)
+        assert kind is not None, target
+        key, bid = ITEM_TABLES[kind.table]
+        row = dict(zip(key, kind.table_key(cid, list_type, item), strict=True))
+        rows[kind.table].append(row if bid is None else {**row, bid: value})
     out = {}
-    for name, cols in columns.items():
+    for name, (key, bid) in ITEM_TABLES.items():
+        cols = [*key, *([bid] if bid else [])]
         frame = pd.DataFrame(rows[name], columns=cols)
         frame["campaign_id"] = frame["campaign_id"].astype("Int64")
-        if "bid" in frame:
-            frame["bid"] = frame["bid"].astype("float64")
+        if bid:
+            frame[bid] = frame[bid].astype("float64")
         for c in cols:
-            if c not in ("campaign_id", "bid"):
+            if c not in ("campaign_id", bid):
                 frame[c] = frame[c].astype("string")
         out[name] = frame
     return out
@@ -165,8 +144,6 @@ def repair(
     """Finish run ``run_id`` (default: the newest run not finished as planned): apply what
     the account does not show yet as a new journaled run. Nothing to do gives an empty
     result (no run). ``options`` go to :func:`toolkit.bulk.apply.apply_plan`."""
-    from .apply import apply_plan
-
     book = open_journal(journal)
     _, plan = repair_plan(client, run_id, journal=book)
     if not len(plan):
