@@ -4,73 +4,78 @@
 >>> client = toolkit.connect()    # no key configured: the built-in sandbox   # doctest: +SKIP
 >>> account = toolkit.load_account(client)    # every table as DataFrames    # doctest: +SKIP
 
+The public names (``toolkit.__all__``, described in docs/api.md) come from one table,
+:data:`PUBLIC`: each name and the module that defines it. The client and the errors are
+imported with ``toolkit``; the loaders and the bulk layer, which import pandas, on first use,
+so that ``import toolkit`` (and the command line) stays quick.
+
+>>> toolkit.WorkbookError.__module__, "plan" in toolkit.__all__
+('toolkit.errors', True)
+
 The local sandbox of the service is :class:`toolkit.sandbox.Sandbox`.
 """
 
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
-from .client import BatchResult, Client, connect
-from .errors import (
-    ApiError,
-    AuthError,
-    ConfigError,
-    NotFoundError,
-    RateLimitError,
-    ToolkitError,
-    TransportError,
-    ValidationError,
-)
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .bulk import Plan, PlanRefused, history, plan, repair, undo
-    from .bulk.workbook import export_workbook, read_workbook
-    from .frames import Account, load_account
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
-__all__ = [
-    "Account",
-    "ApiError",
-    "AuthError",
-    "BatchResult",
-    "Client",
-    "ConfigError",
-    "NotFoundError",
-    "Plan",
-    "PlanRefused",
-    "RateLimitError",
-    "ToolkitError",
-    "TransportError",
-    "ValidationError",
-    "__version__",
-    "connect",
-    "export_workbook",
-    "history",
-    "load_account",
-    "plan",
-    "read_workbook",
-    "repair",
-    "undo",
-]
 
-_LAZY = {
-    "Account": "frames",
-    "load_account": "frames",
-    "Plan": "bulk",
-    "PlanRefused": "bulk",
-    "plan": "bulk",
-    "undo": "bulk",
-    "repair": "bulk",
-    "history": "bulk",
-    "export_workbook": "bulk.workbook",
-    "read_workbook": "bulk.workbook",
+#: Every public name -> the module it is taken from.
+PUBLIC: dict[str, str] = {
+    # the client
+    "BatchResult": "toolkit.client",
+    "Client": "toolkit.client",
+    "connect": "toolkit.client",
+    # errors
+    "ApiError": "toolkit.errors",
+    "AuthError": "toolkit.errors",
+    "ConfigError": "toolkit.errors",
+    "IncompleteReadError": "toolkit.errors",
+    "NotFoundError": "toolkit.errors",
+    "PlanRefused": "toolkit.errors",
+    "RateLimitError": "toolkit.errors",
+    "SnapshotError": "toolkit.errors",
+    "ToolkitError": "toolkit.errors",
+    "TransportError": "toolkit.errors",
+    "ValidationError": "toolkit.errors",
+    "WorkbookError": "toolkit.errors",
+    "WorkbookProblem": "toolkit.errors",
+    # loading an account (pandas)
+    "Account": "toolkit.frames",
+    "load_account": "toolkit.frames",
+    # bulk edits (pandas)
+    "Plan": "toolkit.bulk",
+    "plan": "toolkit.bulk.plan",
+    "history": "toolkit.bulk",
+    "repair": "toolkit.bulk",
+    "undo": "toolkit.bulk",
+    "export_workbook": "toolkit.bulk.workbook",
+    "read_workbook": "toolkit.bulk.workbook",
 }
 
+#: Modules whose public names are imported with ``toolkit`` (they do not import pandas).
+EAGER: frozenset[str] = frozenset({"toolkit.client", "toolkit.errors"})
 
-def __getattr__(name: str) -> object:
-    """The loaders and the bulk layer import pandas: loaded on first use, so that
-    ``import toolkit`` (and the command line) stays quick."""
-    if name in _LAZY:
-        import importlib
+__all__ = sorted(PUBLIC) + ["__version__"]
 
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+
+def _load(name: str) -> Any:
+    return getattr(importlib.import_module(PUBLIC[name]), name)
+
+
+globals().update({name: _load(name) for name, module in PUBLIC.items() if module in EAGER})
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of a module loaded on first use (see :data:`PUBLIC`)."""
+    if name in PUBLIC:
+        value = _load(name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from .errors import (
     ApiError,
     AuthError,
-    ConfigError,
-    IncompleteReadError,
+    CliError,
+    PlanRefused,
     ToolkitError,
     TransportError,
     WorkbookError,
@@ -43,43 +43,40 @@ WORKBOOK_SUFFIXES: tuple[str, ...] = (".xlsx", ".xlsm")
 GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
 
 
-class CliError(ToolkitError):
-    """A mistake on the command line (a file that is not a workbook, an unknown campaign)."""
+PREFIX = "campaign-toolkit: "
 
 
 def explain(exc: BaseException) -> tuple[int, str]:
     """The exit code and the message for an error that ended a command."""
-    prefix = "campaign-toolkit: "
-    guards = sys.modules.get("toolkit.bulk.guards")  # loaded whenever a plan was made
-    if guards is not None and isinstance(exc, guards.PlanRefused):
+    if isinstance(exc, PlanRefused):
         details = "\n".join(f"  {d}" for d in exc.details[:20])
         if len(exc.details) > 20:
             details += f"\n  ... and {len(exc.details) - 20} more"
         return 2, (
-            f"{prefix}plan refused by the guard {exc.guard}; nothing sent:\n{details}\n"
+            f"{PREFIX}plan refused by the guard {exc.guard}; nothing sent:\n{details}\n"
             f"To go ahead anyway, add --allow {exc.guard}"
         )
-    if isinstance(exc, (AuthError, ConfigError)):
-        return 2, f"{prefix}{exc}"
-    if isinstance(exc, IncompleteReadError):  # a plan from a partial read: refused, like a guard
-        return 2, f"{prefix}{exc}"
-    if isinstance(exc, (TransportError, ApiError)):
-        return 4, f"{prefix}{exc}"
     if isinstance(exc, ToolkitError):
-        return 2, f"{prefix}{exc}"
-    if isinstance(exc, IsADirectoryError):
-        return 2, f"{prefix}{exc.filename}: is a folder, not a file"
-    if isinstance(exc, FileNotFoundError):
-        return 2, f"{prefix}{exc.filename}: no such file or folder"
-    if isinstance(exc, PermissionError):
-        return 2, f"{prefix}{exc.filename}: permission denied"
+        # a refused key or a partial read (IncompleteReadError) is the input's mistake
+        unreachable = isinstance(exc, (TransportError, ApiError)) and not isinstance(exc, AuthError)
+        return (4 if unreachable else 2), f"{PREFIX}{exc}"
     if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        return 2, f"{prefix}{where}{exc.strerror or exc}"
+        return 2, f"{PREFIX}{_explain_os(exc)}"
     return 70, (
-        f"{prefix}internal error ({type(exc).__name__}: {exc}); this is a bug in the toolkit:"
+        f"{PREFIX}internal error ({type(exc).__name__}: {exc}); this is a bug in the toolkit:"
         " rerun with --traceback and report it"
     )
+
+
+def _explain_os(exc: OSError) -> str:
+    if isinstance(exc, IsADirectoryError):
+        return f"{exc.filename}: is a folder, not a file"
+    if isinstance(exc, FileNotFoundError):
+        return f"{exc.filename}: no such file or folder"
+    if isinstance(exc, PermissionError):
+        return f"{exc.filename}: permission denied"
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
 
 
 def _sandbox(args: argparse.Namespace) -> int:
@@ -397,6 +394,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--traceback", action="store_true", help="show the Python traceback of an error"
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    _sandbox_parser(sub)
+    _export_parser(sub)
+    _plan_parsers(sub)
+    _run_parsers(sub)
+    de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
+    de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
+    de.add_argument("--quiet", action="store_true", help="no progress bars")
+    de.set_defaults(func=_demo)
+    hi = sub.add_parser("history", help="list the journaled runs")
+    _journal_option(hi)
+    hi.set_defaults(func=_history)
+    return parser
+
+
+def _sandbox_parser(sub: argparse._SubParsersAction) -> None:
     sb = sub.add_parser("sandbox", help="run the local sandbox of the service")
     sb.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sb.add_argument("--port", type=int, default=8765, help="port to listen on (8765; 0: any)")
@@ -415,52 +427,37 @@ def build_parser() -> argparse.ArgumentParser:
     sb.add_argument("--once", action="store_true", help="start, print, and stop (for checks)")
     sb.set_defaults(func=_sandbox)
 
-    def account_options(p: argparse.ArgumentParser) -> None:
-        from .client.apikey import FROM_CLI_OPTION, ApiKey
 
-        key = p.add_mutually_exclusive_group()
-        key.add_argument(
-            "--api-key",
-            type=lambda text: ApiKey(text, FROM_CLI_OPTION),
-            default=None,
-            metavar="KEY",
-            help="the key; other users of the machine see it in ps, so prefer"
-            " $CAMPAIGN_API_KEY, --api-key-file or --ask-api-key (default: $CAMPAIGN_API_KEY,"
-            " the config file, else the built-in sandbox)",
-        )
-        key.add_argument(
-            "--api-key-file",
-            default=None,
-            metavar="PATH",
-            help="read the key from the first line of a file ('-': standard input)",
-        )
-        key.add_argument(
-            "--ask-api-key", action="store_true", help="type the key at a prompt that does not echo"
-        )
-        p.add_argument("--base-url", default=None, help="service URL (default: env, config)")
+def _account_options(p: argparse.ArgumentParser) -> None:
+    from .client.apikey import FROM_CLI_OPTION, ApiKey
 
-    def plan_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", help="the edited workbook (.xlsx)")
-        p.add_argument(
-            "--prefer",
-            choices=("desired", "live"),
-            default=None,
-            help="settle conflicts: apply the edit, or keep live",
-        )
-        p.add_argument(
-            "--allow",
-            action="append",
-            choices=GUARDS,
-            help="lift a guard (repeatable): drop_share, empty_whitelist, bulk_archive",
-        )
-        p.add_argument(
-            "--max-calls",
-            type=int,
-            default=30,
-            help="calls shown in the preview (30; the rest are counted)",
-        )
-        account_options(p)
+    key = p.add_mutually_exclusive_group()
+    key.add_argument(
+        "--api-key",
+        type=lambda text: ApiKey(text, FROM_CLI_OPTION),
+        default=None,
+        metavar="KEY",
+        help="the key; other users of the machine see it in ps, so prefer"
+        " $CAMPAIGN_API_KEY, --api-key-file or --ask-api-key (default: $CAMPAIGN_API_KEY,"
+        " the config file, else the built-in sandbox)",
+    )
+    key.add_argument(
+        "--api-key-file",
+        default=None,
+        metavar="PATH",
+        help="read the key from the first line of a file ('-': standard input)",
+    )
+    key.add_argument(
+        "--ask-api-key", action="store_true", help="type the key at a prompt that does not echo"
+    )
+    p.add_argument("--base-url", default=None, help="service URL (default: env, config)")
 
+
+def _journal_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--journal", default=None, help="journal file (default: user data dir)")
+
+
+def _export_parser(sub: argparse._SubParsersAction) -> None:
     ex = sub.add_parser("export", help="export the account to an editable workbook")
     ex.add_argument("file", help="the workbook to write (.xlsx)")
     ex.add_argument(
@@ -469,39 +466,60 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="only these campaigns: ids separated by commas (1000001,1000002)",
     )
-    account_options(ex)
+    _account_options(ex)
     ex.set_defaults(func=_export)
+
+
+def _plan_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="the edited workbook (.xlsx)")
+    p.add_argument(
+        "--prefer",
+        choices=("desired", "live"),
+        default=None,
+        help="settle conflicts: apply the edit, or keep live",
+    )
+    p.add_argument(
+        "--allow",
+        action="append",
+        choices=GUARDS,
+        help="lift a guard (repeatable): drop_share, empty_whitelist, bulk_archive",
+    )
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        default=30,
+        help="calls shown in the preview (30; the rest are counted)",
+    )
+    _account_options(p)
+
+
+def _plan_parsers(sub: argparse._SubParsersAction) -> None:
     pl = sub.add_parser("plan", help="show the calls an edited workbook means")
-    plan_options(pl)
+    _plan_options(pl)
     pl.set_defaults(func=_plan)
     ap = sub.add_parser("apply", help="show the plan, ask, and apply it")
-    plan_options(ap)
+    _plan_options(ap)
     ap.add_argument("--yes", action="store_true", help="apply without asking")
-    ap.add_argument("--journal", default=None, help="journal file (default: user data dir)")
+    _journal_option(ap)
     ap.set_defaults(func=_apply)
+
+
+def _run_parsers(sub: argparse._SubParsersAction) -> None:
     un = sub.add_parser("undo", help="apply the inverse of a journaled run")
     un.add_argument("run", help="the run id (see: campaign-toolkit history)")
     un.add_argument("--yes", action="store_true", help="undo without asking")
-    un.add_argument("--journal", default=None, help="journal file (default: user data dir)")
-    account_options(un)
+    _journal_option(un)
+    _account_options(un)
     un.set_defaults(func=_undo)
     re_ = sub.add_parser("repair", help="finish a run that faults or a crash left unfinished")
     re_.add_argument(
         "run", nargs="?", default=None, help="the run id (default: the newest unfinished run)"
     )
     re_.add_argument("--yes", action="store_true", help="repair without asking")
-    re_.add_argument("--journal", default=None, help="journal file (default: user data dir)")
+    _journal_option(re_)
     re_.add_argument("--max-calls", type=int, default=30, help="calls shown in the preview")
-    account_options(re_)
+    _account_options(re_)
     re_.set_defaults(func=_repair)
-    de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
-    de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
-    de.add_argument("--quiet", action="store_true", help="no progress bars")
-    de.set_defaults(func=_demo)
-    hi = sub.add_parser("history", help="list the journaled runs")
-    hi.add_argument("--journal", default=None, help="journal file (default: user data dir)")
-    hi.set_defaults(func=_history)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,6 +14,7 @@
     ├── IncompleteReadError  a part of the live account could not be read, so no plan
     ├── PlanRefused          a guard refused a plan before any call (``guard``, ``details``)
     ├── SnapshotError        a saved account snapshot that cannot be read
+    ├── CliError             a mistake on the command line (not a workbook, unknown campaign)
     └── WorkbookError        an edited workbook that does not validate: every problem
                              (``WorkbookProblem``) with its sheet, row, column and value
 
@@ -175,6 +176,10 @@ class SnapshotError(ToolkitError, ValueError):
     """A snapshot folder that cannot be read: no manifest, or another schema version."""
 
 
+class CliError(ToolkitError):
+    """A mistake on the command line (a file that is not a workbook, an unknown campaign)."""
+
+
 class WorkbookProblem(NamedTuple):
     """One bad cell (or missing column) of a workbook: ``row`` is the Excel row number
     (the header is row 1; ``None`` for a whole sheet), ``column`` the header name."""
@@ -238,6 +243,7 @@ class WorkbookError(ToolkitError, ValueError):
 __all__ = [
     "ApiError",
     "AuthError",
+    "CliError",
     "ConfigError",
     "IncompleteReadError",
     "NotFoundError",
