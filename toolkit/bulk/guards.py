@@ -9,22 +9,21 @@ US and adding CA loses one country, whatever else is added.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
 from .. import spec
 from ..errors import PlanRefused
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .plan import Call
+from .call_kinds import item_kind
+from .calls import BID_RULE, CAMPAIGN, Call
 
 GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
 DEFAULT_MAX_DROP_SHARE = 0.2
 DEFAULT_MAX_ARCHIVE = 1
 WHITELISTS: frozenset[str] = frozenset(
-    {"source_white", "subid_white"}
+    {lk.name for lk in spec.LISTS.values() if lk.list_type == "white"}
     | {f"{k.name}:white" for k in spec.TARGET_KINDS.values() if k.typed}
 )
 
@@ -43,53 +42,73 @@ def check_guards(
     """Raise :class:`PlanRefused` for the first guard the calls trip (unless allowed)."""
     calls = list(calls)
     counts = live_counts(live)
-    dropped: dict[tuple[int, str], set[Any]] = defaultdict(set)
-    added: dict[tuple[int, str], set[Any]] = defaultdict(set)
+    dropped, added = _sides(calls)
+    checks: dict[str, Callable[[], list[str]]] = {
+        "drop_share": lambda: _over_share(dropped, added, counts, max_drop_share),
+        "empty_whitelist": lambda: _emptied(dropped, added, counts),
+        "bulk_archive": lambda: _archived(calls, max_archive),
+    }
+    for guard, check in checks.items():
+        found = [] if guard in allowed else check()
+        if found:
+            raise PlanRefused(guard, found)
+
+
+Keys = dict[tuple[int, str], set[Any]]
+
+
+def _sides(calls: list[Call]) -> tuple[Keys, Keys]:
+    """The keys the item calls drop and add, per campaign and label."""
+    dropped: Keys = defaultdict(set)
+    added: Keys = defaultdict(set)
     for call in calls:
-        if call.target in ("cpa_rule", "campaign", "creative"):
-            continue
-        if call.action not in ("drop", "add"):
+        if item_kind(call.target) is None or call.action not in ("drop", "add"):
             continue
         keys = {str(k) for k in (call.bids or call.items)}
         side = dropped if call.action == "drop" else added
         for cid in call.campaign_ids:
             side[(cid, _label(call))] |= keys
-    if "drop_share" not in allowed:
-        over = []
-        for (cid, label), keys in sorted(dropped.items()):
-            total = counts.get((cid, label), 0)
-            lost = len(keys - added.get((cid, label), set()))
-            if total and lost / total > max_drop_share:
-                over.append(
-                    f"campaign {cid} {label}: loses {lost} of {total} ({lost / total:.0%}"
-                    f" > {max_drop_share:.0%})"
-                )
-        if over:
-            raise PlanRefused("drop_share", over)
-    if "empty_whitelist" not in allowed:
-        emptied = []
-        for (cid, label), keys in sorted(dropped.items()):
-            total = counts.get((cid, label), 0)
-            if label in WHITELISTS and len(keys) >= total > 0 and not added.get((cid, label)):
-                emptied.append(
-                    f"campaign {cid} {label}: all {len(keys)} items dropped (traffic widens)"
-                )
-        if emptied:
-            raise PlanRefused("empty_whitelist", emptied)
-    if "bulk_archive" not in allowed:
-        archived = sorted(
-            {
-                c
-                for call in calls
-                if call.action == "archive" and call.target == "campaign"
-                for c in call.campaign_ids
-            }
-        )
-        if len(archived) > max_archive:
-            raise PlanRefused(
-                "bulk_archive",
-                [f"archives {len(archived)} campaigns (more than {max_archive}): {archived[:20]}"],
+    return dropped, added
+
+
+def _over_share(
+    dropped: Keys, added: Keys, counts: dict[tuple[int, str], int], max_drop_share: float
+) -> list[str]:
+    over = []
+    for (cid, label), keys in sorted(dropped.items()):
+        total = counts.get((cid, label), 0)
+        lost = len(keys - added.get((cid, label), set()))
+        if total and lost / total > max_drop_share:
+            over.append(
+                f"campaign {cid} {label}: loses {lost} of {total} ({lost / total:.0%}"
+                f" > {max_drop_share:.0%})"
             )
+    return over
+
+
+def _emptied(dropped: Keys, added: Keys, counts: dict[tuple[int, str], int]) -> list[str]:
+    emptied = []
+    for (cid, label), keys in sorted(dropped.items()):
+        total = counts.get((cid, label), 0)
+        if label in WHITELISTS and len(keys) >= total > 0 and not added.get((cid, label)):
+            emptied.append(
+                f"campaign {cid} {label}: all {len(keys)} items dropped (traffic widens)"
+            )
+    return emptied
+
+
+def _archived(calls: list[Call], max_archive: int) -> list[str]:
+    archived = sorted(
+        {
+            c
+            for call in calls
+            if call.action == "archive" and call.target == CAMPAIGN
+            for c in call.campaign_ids
+        }
+    )
+    if len(archived) <= max_archive:
+        return []
+    return [f"archives {len(archived)} campaigns (more than {max_archive}): {archived[:20]}"]
 
 
 def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
@@ -98,7 +117,7 @@ def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
     countries = live.get("countries")
     if countries is not None and len(countries):
         for cid, n in countries.groupby(countries["campaign_id"].astype(int)).size().items():
-            counts[(int(cid), "country")] = int(n)
+            counts[(int(cid), spec.bid_kind().name)] = int(n)
     lists = live.get("lists")
     if lists is not None and len(lists):
         for (cid, name), n in (
@@ -110,7 +129,7 @@ def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
     rules = live.get("bid_rules")
     if rules is not None and len(rules):
         for cid, n in rules.groupby(rules["campaign_id"].astype(int)).size().items():
-            counts[(int(cid), "bid_rule")] = int(n)
+            counts[(int(cid), BID_RULE)] = int(n)
     targets = live.get("targets")
     if targets is not None and len(targets):
         for row in targets.itertuples(index=False):

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .. import spec
-from .calls import SETTING_COLUMNS, WORK_MOVES, Call
+from .calls import CAMPAIGN, CPA_RULE, CREATIVE, SETTING_COLUMNS, WORK_MOVES, Call
 from .diff import Change, Conflict, same, three_way
 
 #: The fields of a creative the planner compares (work status moves; the rest is reported).
@@ -99,14 +99,14 @@ class RecordPlanner:
                     Call(
                         "update",
                         "update",
-                        "campaign",
+                        CAMPAIGN,
                         (cid,),
                         params=params,
                         previous={"name": l_.get("name"), **previous},
                     )
                 )
         for move, old in sorted(moves.items()):
-            self.calls.append(Call(move, move, "campaign", tuple(sorted(old)), previous=old))
+            self.calls.append(Call(move, move, CAMPAIGN, tuple(sorted(old)), previous=old))
         return conflicts
 
     # ------------------------------------------------------------------ CPA rules
@@ -123,9 +123,7 @@ class RecordPlanner:
         new = desired[desired["id"].isna()]
         for cid, group in new.groupby(new["campaign_id"].astype(int)):
             rules = [{f: plain(r[f]) for f in fields} for _, r in group.iterrows()]
-            self.calls.append(
-                Call("rules", "add", "cpa_rule", (int(cid),), params={"rules": rules})
-            )
+            self.calls.append(Call("rules", "add", CPA_RULE, (int(cid),), params={"rules": rules}))
         known = desired[desired["id"].notna()]
         d_rows = rows_by_id(known)
         b_rows = rows_by_id(base) if base is not None else None
@@ -145,7 +143,7 @@ class RecordPlanner:
                     Call(
                         "rules",
                         "edit",
-                        "cpa_rule",
+                        CPA_RULE,
                         (int(l_["campaign_id"]),),
                         params={"rules": [{"id": rid, **change}]},
                         previous={"rules": [{"id": rid, **previous}]},
@@ -163,7 +161,7 @@ class RecordPlanner:
                 Call(
                     "rules",
                     "drop",
-                    "cpa_rule",
+                    CPA_RULE,
                     (cid,),
                     items=tuple(rids),
                     previous={"rules": dropped},
@@ -204,7 +202,7 @@ class RecordPlanner:
                         Call(
                             move,
                             move,
-                            "creative",
+                            CREATIVE,
                             (int(l_["campaign_id"]),),
                             items=(crid,),
                             previous={crid: ch.old},

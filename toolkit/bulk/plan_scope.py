@@ -59,47 +59,70 @@ def narrow(
     """
     touched: set[int] = set()
     kept: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for name, (key, value) in ITEM_TABLES.items():
+    for name in (*ITEM_TABLES, *RECORD_TABLES):
         df = tables.get(name)
         if df is None:
             continue
-        b = base.get(name)
-        b = df.iloc[:0] if b is None else b
-        if not _has(df, b, key) or not _numeric(df, b, "campaign_id"):
-            return None
-        marks = changed_rows(df, b, key, (value,) if value else (), group="campaign_id")
-        ids = _campaigns(df, b, marks, "campaign_id")
-        if ids is None:
-            return None
-        touched |= ids
-        kept[name] = marks
-    for name, column in RECORD_TABLES.items():
-        df = tables.get(name)
-        if df is None:
-            continue
-        b = base.get(name)
-        if b is None or not _has(df, b, ("id", column)) or not _numeric(df, b, column):
-            return None
-        fields = [*record_fields(name, df.columns), *([column] if column != "id" else [])]
-        marks = changed_rows(df, b, ("id",), fields)
-        ids = pd.concat([df["id"][marks[0]], b["id"][marks[1]]]).dropna().unique()
-        rows = (
-            (df["id"].isin(ids) | df["id"].isna()).to_numpy(),
-            b["id"].isin(ids).to_numpy(),
-        )
-        found = _campaigns(df, b, rows, column, skip_missing=name == "campaigns")
+        found = _item_rows(name, df, base) if name in ITEM_TABLES else _record_rows(name, df, base)
         if found is None:
             return None
-        touched |= found
-        kept[name] = rows
+        touched |= found[0]
+        kept[name] = found[1]
+    return _cut(tables, base, kept, touched)
+
+
+Rows = tuple[np.ndarray, np.ndarray]
+
+
+def _item_rows(
+    name: str, df: pd.DataFrame, base: Mapping[str, pd.DataFrame]
+) -> tuple[set[int], Rows] | None:
+    """The campaigns of the rows of an item table that may differ, and those rows."""
+    key, value = ITEM_TABLES[name]
+    b = base.get(name)
+    b = df.iloc[:0] if b is None else b
+    if not _has(df, b, key) or not _numeric(df, b, "campaign_id"):
+        return None
+    marks = changed_rows(df, b, key, (value,) if value else (), group="campaign_id")
+    ids = _campaigns(df, b, marks, "campaign_id")
+    return None if ids is None else (ids, marks)
+
+
+def _record_rows(
+    name: str, df: pd.DataFrame, base: Mapping[str, pd.DataFrame]
+) -> tuple[set[int], Rows] | None:
+    """The campaigns of the records that may differ (new records too), and their rows."""
+    column = RECORD_TABLES[name]
+    b = base.get(name)
+    if b is None or not _has(df, b, ("id", column)) or not _numeric(df, b, column):
+        return None
+    fields = [*record_fields(name, df.columns), *([column] if column != "id" else [])]
+    marks = changed_rows(df, b, ("id",), fields)
+    ids = pd.concat([df["id"][marks[0]], b["id"][marks[1]]]).dropna().unique()
+    rows = (
+        (df["id"].isin(ids) | df["id"].isna()).to_numpy(),
+        b["id"].isin(ids).to_numpy(),
+    )
+    found = _campaigns(df, b, rows, column, skip_missing=name == "campaigns")
+    return None if found is None else (found, rows)
+
+
+def _cut(
+    tables: Mapping[str, pd.DataFrame | None],
+    base: Mapping[str, pd.DataFrame],
+    kept: dict[str, Rows],
+    touched: set[int],
+) -> Narrowed:
+    """The tables and their base cut down to the kept rows; item tables keep every row of a
+    touched campaign (the planner sees it whole)."""
     desired = {name: df for name, df in tables.items() if name not in kept}
     cut = {}
     for name, (d_rows, b_rows) in kept.items():
         df, b = tables[name], base.get(name)
-        if name in ITEM_TABLES:  # every row of a touched campaign: the planner sees it whole
+        assert df is not None
+        if name in ITEM_TABLES:
             d_rows = df["campaign_id"].isin(touched).to_numpy()
             b_rows = None if b is None else b["campaign_id"].isin(touched).to_numpy()
-        assert df is not None
         desired[name] = df[d_rows]
         if b is not None and b_rows is not None:
             cut[name] = b[b_rows]

@@ -19,16 +19,18 @@ from __future__ import annotations
 import html
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .. import spec
+from .call_kinds import call_kind, is_valued
+from .calls import BID_RULE, CAMPAIGN, CPA_RULE, CREATIVE, STEPS, Call, call_title
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .plan import Call, Plan
+    from .plan import Plan
 
 #: Columns of :func:`change_frame`.
 CHANGE_COLUMNS: tuple[str, ...] = (
@@ -85,12 +87,12 @@ def edits_of(calls: Sequence[Call]) -> list[Edit]:
     adds = {
         (e.campaign_id, e.target, e.key): i
         for i, e in enumerate(raw)
-        if e.what == "add" and e.target in ("country", "bid_rule")
+        if e.what == "add" and is_valued(e.target)
     }
     paired: dict[int, Edit] = {}
     gone: set[int] = set()
     for i, e in enumerate(raw):
-        if e.what != "drop" or e.target not in ("country", "bid_rule"):
+        if e.what != "drop" or not is_valued(e.target):
             continue
         j = adds.get((e.campaign_id, e.target, e.key))
         if j is None:
@@ -112,51 +114,65 @@ def edits_of(calls: Sequence[Call]) -> list[Edit]:
     return [paired.get(i, e) for i, e in enumerate(raw) if i not in gone]
 
 
+EditMaker = Callable[..., Edit]
+
+
 def _call_edits(n: int, call: Call) -> list[Edit]:
     def edit(cid: int, what: str, key: Any = None, old: Any = None, new: Any = None) -> Edit:
         return Edit(n, (n,), call.step, cid, what, call.target, call.list_type, key, old, new)
 
+    return _EDITS.get(call.target, _item_edits)(edit, call)
+
+
+def _campaign_edits(edit: EditMaker, call: Call) -> list[Edit]:
     prev: Mapping[Any, Any] = call.previous or {}
     out: list[Edit] = []
-    if call.target == "campaign":
-        for cid in call.campaign_ids:
-            if call.action == "update":
-                out += _settings(edit, cid, call.params or {}, call.previous)
-            else:
-                out.append(edit(cid, call.action, None, prev.get(cid), MOVED.get(call.action)))
-        return out
-    cid0 = call.campaign_ids[0]
-    if call.target == "creative":
-        return [edit(cid0, call.action, i, prev.get(i), MOVED.get(call.action)) for i in call.items]
-    if call.target == "cpa_rule":
-        if call.action == "add":
-            return [edit(cid0, "add", None, None, _rule(r)) for r in (call.params or {})["rules"]]
-        if call.action == "drop":
-            old = {r.get("id"): r for r in prev.get("rules") or []}
-            return [edit(cid0, "drop", i, _rule(old[i]) if i in old else None) for i in call.items]
-        rules = (call.params or {}).get("rules") or [{}]
-        before = ((call.previous or {}).get("rules") or [{}])[0]
-        rid = rules[0].get("id")
-        return [
-            edit(cid0, "edit", f"{rid} {f}", before.get(f), v)
-            for f, v in rules[0].items()
-            if f != "id"
-        ]
     for cid in call.campaign_ids:
-        if call.target == "country":
-            if call.action == "drop":
-                old = prev.get(cid) or {}
-                out += [edit(cid, "drop", k, old.get(k)) for k in call.items]
-            else:
-                out += [edit(cid, "add", k, None, v) for k, v in (call.bids or {}).items()]
-        elif call.target == "bid_rule":
-            if call.action == "drop":
-                out += [edit(cid, "drop", k, prev.get(k)) for k in call.items]
-            else:
-                out += [edit(cid, "add", k, None, call.bid) for k in call.items]
+        if call.action == "update":
+            out += _settings(edit, cid, call.params or {}, call.previous)
         else:
-            out += [edit(cid, call.action, k) for k in call.items]
+            out.append(edit(cid, call.action, None, prev.get(cid), MOVED.get(call.action)))
     return out
+
+
+def _creative_edits(edit: EditMaker, call: Call) -> list[Edit]:
+    prev: Mapping[Any, Any] = call.previous or {}
+    cid = call.campaign_ids[0]
+    return [edit(cid, call.action, i, prev.get(i), MOVED.get(call.action)) for i in call.items]
+
+
+def _rule_edits(edit: EditMaker, call: Call) -> list[Edit]:
+    prev: Mapping[Any, Any] = call.previous or {}
+    cid = call.campaign_ids[0]
+    if call.action == "add":
+        return [edit(cid, "add", None, None, _rule(r)) for r in (call.params or {})["rules"]]
+    if call.action == "drop":
+        old = {r.get("id"): r for r in prev.get("rules") or []}
+        return [edit(cid, "drop", i, _rule(old[i]) if i in old else None) for i in call.items]
+    rules = (call.params or {}).get("rules") or [{}]
+    before = (prev.get("rules") or [{}])[0]
+    rid = rules[0].get("id")
+    return [
+        edit(cid, "edit", f"{rid} {f}", before.get(f), v) for f, v in rules[0].items() if f != "id"
+    ]
+
+
+def _item_edits(edit: EditMaker, call: Call) -> list[Edit]:
+    """Adds and drops of items; a valued item's drop shows its old bid, its add the new."""
+    kind = call_kind(call.target)
+    out: list[Edit] = []
+    for cid in call.campaign_ids:
+        for key, bid in kind.items_of(call):
+            if not kind.valued:
+                out.append(edit(cid, call.action, key))
+            elif call.action == "drop":
+                out.append(edit(cid, "drop", key, kind.previous(call, cid, key)))
+            else:
+                out.append(edit(cid, "add", key, None, bid))
+    return out
+
+
+_EDITS = {CAMPAIGN: _campaign_edits, CREATIVE: _creative_edits, CPA_RULE: _rule_edits}
 
 
 def _settings(
@@ -226,7 +242,7 @@ def _noun(target: str, list_type: str | None) -> tuple[str | None, str]:
         return f"{lk.list_type}list", "subId" if lk.entity == "subid" else "source"
     if list_type in ("black", "white"):
         return f"{list_type}list", target
-    return None, "bid rule" if target == "bid_rule" else target
+    return None, "bid rule" if target == BID_RULE else target
 
 
 def _verb(e: Edit) -> str:
@@ -238,23 +254,33 @@ def _verb(e: Edit) -> str:
 
 
 def _text(e: Edit) -> str:
-    if e.target == "campaign":
-        if e.what == "rename":
-            return f"rename {shown(e.old)} -> {shown(e.new)}"
-        if e.what == "set":
-            return f"{e.key} {shown(e.old)} -> {shown(e.new)}"
-        return e.what + (f" (was {e.old})" if _present(e.old) else "")
-    if e.target == "creative":
-        return f"{e.what} creative {e.key}" + (f" (was {e.old})" if _present(e.old) else "")
-    if e.target == "cpa_rule":
-        if e.what == "add":
-            return f"add CPA rule {e.new}"
-        if e.what == "drop":
-            return f"drop CPA rule {e.key}" + (f" ({e.old})" if _present(e.old) else "")
-        return f"CPA rule {e.key} {shown(e.old)} -> {shown(e.new)}"
-    priced = e.target in ("country", "bid_rule")
+    return _TEXTS.get(e.target, _item_text)(e)
+
+
+def _campaign_text(e: Edit) -> str:
+    if e.what == "rename":
+        return f"rename {shown(e.old)} -> {shown(e.new)}"
+    if e.what == "set":
+        return f"{e.key} {shown(e.old)} -> {shown(e.new)}"
+    return e.what + (f" (was {e.old})" if _present(e.old) else "")
+
+
+def _creative_text(e: Edit) -> str:
+    return f"{e.what} creative {e.key}" + (f" (was {e.old})" if _present(e.old) else "")
+
+
+def _rule_text(e: Edit) -> str:
+    if e.what == "add":
+        return f"add CPA rule {e.new}"
+    if e.what == "drop":
+        return f"drop CPA rule {e.key}" + (f" ({e.old})" if _present(e.old) else "")
+    return f"CPA rule {e.key} {shown(e.old)} -> {shown(e.new)}"
+
+
+def _item_text(e: Edit) -> str:
+    priced = is_valued(e.target)
     if e.what == "bid":
-        noun = "bid" if e.target == "country" else "bid rule"
+        noun = "bid rule" if e.target == BID_RULE else "bid"
         return f"{noun} {e.key} {money(e.old)} -> {money(e.new)}"
     if priced and e.what == "add":
         return f"{_verb(e)} {e.key} {money(e.new)}"
@@ -263,12 +289,15 @@ def _text(e: Edit) -> str:
     return f"{_verb(e)} {e.key}"
 
 
+_TEXTS = {CAMPAIGN: _campaign_text, CREATIVE: _creative_text, CPA_RULE: _rule_text}
+
+
 def _phrases(edits: Sequence[Edit], items: int, most: int) -> str:
     """One campaign's edits of one call, items of the same kind run together:
     ``blacklist source 12345, 12346 (+8 more)``; at most ``most`` phrases."""
     runs: dict[str, list[Edit]] = {}
     for e in edits:
-        plain = e.what in ("add", "drop") and e.target not in ("country", "bid_rule", "cpa_rule")
+        plain = e.what in ("add", "drop") and not is_valued(e.target) and e.target != CPA_RULE
         runs.setdefault(_verb(e) if plain else f"#{id(e)}", []).append(e)
     parts = []
     for head, group in runs.items():
@@ -309,8 +338,6 @@ def change_frame(plan: Plan) -> pd.DataFrame:
         for e in plan.edits()
     ]
     frame = pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
-    from .calls import STEPS
-
     return frame.astype(
         {
             "call": "Int64",
@@ -331,18 +358,6 @@ class _Line:
     call: int
     campaigns: tuple[int, ...]
     text: str
-
-
-def call_title(call: Call, names: Mapping[int, str]) -> str:
-    """``add subid_black on 12 campaigns (batch)``, ``update campaign 1000001``."""
-    what = call.target + (f" ({call.list_type})" if call.list_type else "")
-    ids = call.campaign_ids
-    who = f"campaign {ids[0]}" if len(ids) == 1 else f"{len(ids)} campaigns (batch)"
-    if call.target == "campaign" and call.action == "update":
-        return f"update campaign {ids[0]}"
-    if call.target == "campaign":
-        return f"{call.action} {who}"
-    return f"{call.action} {what} on {who}"
 
 
 def _lines(plan: Plan, items: int, most: int) -> dict[int, list[_Line]]:
@@ -458,7 +473,7 @@ class _Block:
     def title(self, names: Mapping[int, str]) -> str:
         first = self.calls[0]
         if len(self.calls) == 1:
-            text = call_title(first, names)
+            text = call_title(first)
         else:
             ids = {c for call in self.calls for c in call.campaign_ids}
             text = f"{first.action} {first.target} on {len(ids)} campaigns"

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .. import spec
 from ..frames.account import TABLES
+from .call_kinds import ITEM_TABLES, call_key
+from .calls import CAMPAIGN, CPA_RULE, CREATIVE
 from .workbook_layout import SHEET_ROWS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,32 +38,31 @@ def _worst(outcomes: Iterable[Outcome]) -> tuple[str, str | None]:
 
 
 def _item_key(name: str, row: Mapping[str, Any]) -> tuple[Any, ...]:
-    cid = int(row["campaign_id"])
-    if name == "lists":
-        return (row["list"], None, cid, str(row["item"]))
-    if name == "countries":
-        return ("country", None, cid, str(row["country"]))
-    if name == "bid_rules":
-        return ("bid_rule", None, cid, str(row["item"]))
-    kind = str(row["kind"]).replace("_", "-")
-    typed = spec.TARGET_KINDS[kind].typed if kind in spec.TARGET_KINDS else False
-    return (kind, (row.get("list_type") or "black") if typed else None, cid, str(row["value"]))
+    """The outcome key of a row of an item table (its call kind's target and list type)."""
+    key, _ = ITEM_TABLES[name]
+    values = tuple(row.get(c) for c in key)
+    try:
+        kind, list_type, item = call_key(name, values)
+    except KeyError:  # a kind the spec does not know: no call was made for it
+        return (values[1], None, int(row["campaign_id"]), str(values[-1]))
+    list_type = (list_type or "black") if kind.typed else None
+    return (kind.name, list_type, int(row["campaign_id"]), str(item))
 
 
 def _row_keys(name: str, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
     """The outcome keys ``(target, list_type, campaign_id, item)`` that speak for a row."""
     if name == "campaigns":
-        return [("campaign", None, int(row["id"]), None)]
+        return [(CAMPAIGN, None, int(row["id"]), None)]
     if name == "creatives":
         if row.get("id") is None or row.get("campaign_id") is None:
             return []
-        return [("creative", None, int(row["campaign_id"]), str(int(row["id"])))]
+        return [(CREATIVE, None, int(row["campaign_id"]), str(int(row["id"])))]
     if name == "cpa_rules":
         if row.get("campaign_id") is None:
             return []
         if row.get("id") is None:  # a new rule: the add call of its campaign
-            return [("cpa_rule", "add", int(row["campaign_id"]), None)]
-        return [("cpa_rule", "edit", int(row["campaign_id"]), str(int(row["id"])))]
+            return [(CPA_RULE, "add", int(row["campaign_id"]), None)]
+        return [(CPA_RULE, "edit", int(row["campaign_id"]), str(int(row["id"])))]
     return [_item_key(name, row)]
 
 
@@ -73,13 +73,13 @@ def _index(outcomes: Iterable[Outcome]) -> dict[tuple[Any, ...], list[Outcome]]:
     rows: dict[tuple[Any, ...], list[Outcome]] = defaultdict(list)
     for o in outcomes:
         item = None if o.item is None else str(o.item)
-        if o.target == "campaign":
-            rows[("campaign", None, o.campaign_id, None)].append(o)
-        elif o.target == "creative":
-            rows[("creative", None, o.campaign_id, item)].append(o)
-        elif o.target == "cpa_rule":
+        if o.target == CAMPAIGN:
+            rows[(CAMPAIGN, None, o.campaign_id, None)].append(o)
+        elif o.target == CREATIVE:
+            rows[(CREATIVE, None, o.campaign_id, item)].append(o)
+        elif o.target == CPA_RULE:
             if o.action in ("add", "edit"):
-                rows[("cpa_rule", o.action, o.campaign_id, item)].append(o)
+                rows[(CPA_RULE, o.action, o.campaign_id, item)].append(o)
         else:
             items[(o.target, o.list_type, o.campaign_id, item)] = o
     out: dict[tuple[Any, ...], list[Outcome]] = {k: [o] for k, o in items.items()}
