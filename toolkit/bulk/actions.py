@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -40,7 +39,15 @@ from openpyxl.utils import get_column_letter
 
 from .. import spec
 from ..errors import WorkbookError, WorkbookProblem
-from .workbook_layout import MAX_BID
+from .actions_templates import (
+    COLUMNS,
+    EXAMPLES_SHEET,
+    SHEET,
+    TEMPLATES,
+    write_template,
+    write_templates,
+)
+from .workbook_layout import MAX_BID, typed_kinds
 from .workbook_read import Book, is_empty, number_problem
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,10 +55,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..frames import Account
     from .plan import Plan
 
-SHEET = "actions"
-#: Sheet of the example rows of a template: shown, never read.
-EXAMPLES_SHEET = "examples"
-COLUMNS: tuple[str, ...] = ("action", "target", "campaign", "item", "bid", "list_type")
 MOVES = {"start": "Started", "pause": "Paused", "archive": "Archived"}
 _ID_RE = re.compile(r"[0-9]+", re.ASCII)
 
@@ -139,93 +142,170 @@ def check_actions(path: str | os.PathLike[str], account: Account) -> tuple[list[
     return _check(records, numbers, account, str(path))
 
 
+@dataclass
+class _Campaigns:
+    """What the rows are checked against: the account's campaigns, their formats, and the
+    campaigns each item of the bid kind's table (``countries``) is targeted by."""
+
+    ids: list[int]
+    formats: dict[int, str]
+    by_format: dict[str, list[int]]
+    targeted: set[tuple[int, str]]
+
+    @classmethod
+    def of(cls, account: Account) -> _Campaigns:
+        campaigns = account.table("campaigns")
+        ids = [int(i) for i in campaigns["id"]]
+        formats = dict(zip(ids, campaigns["ad_format"].astype(str), strict=True))
+        by_format: dict[str, list[int]] = {}
+        for cid, fmt in formats.items():
+            by_format.setdefault(fmt, []).append(cid)
+        countries = account.table("countries")
+        targeted = set(
+            zip(countries["campaign_id"].astype(int), countries["country"].astype(str), strict=True)
+        )
+        return cls(ids, formats, by_format, targeted)
+
+
 def _check(
     records: list[dict[str, Any]], numbers: list[int], account: Account, path: str
 ) -> tuple[list[Action], list[str]]:
-    campaigns = account.table("campaigns")
-    ids = [int(i) for i in campaigns["id"]]
-    formats = dict(zip(ids, campaigns["ad_format"].astype(str), strict=True))
-    by_format: dict[str, list[int]] = {}
-    for cid, fmt in formats.items():
-        by_format.setdefault(fmt, []).append(cid)
-    countries = account.table("countries")
-    targeted = set(
-        zip(countries["campaign_id"].astype(int), countries["country"].astype(str), strict=True)
-    )
+    known = _Campaigns.of(account)
     problems: list[WorkbookProblem] = []
     warnings: list[str] = []
     out: list[Action] = []
     for row, values in zip(numbers, records, strict=True):
-        found: list[WorkbookProblem] = []
-
-        def bad(
-            column: str, message: str, _row: int = row, _v: dict = values, _f: list = found
-        ) -> None:
-            _f.append(WorkbookProblem(SHEET, _row, column, _v.get(column), message))
-
-        action = str(values.get("action") or "").strip().lower()
-        target = str(values.get("target") or "").strip().lower().replace("_", "-")
-        if target.replace("-", "_") in spec.LISTS:
-            target = target.replace("-", "_")
-        allowed = _actions_for(target)
-        if allowed is None:
-            bad("target", "unknown target: a list, a target kind, country, bid_rule or campaign")
-        elif action not in allowed:
-            bad("action", f"for {target or 'a target'} the action is one of {', '.join(allowed)}")
-        chosen = _campaigns(values.get("campaign"), ids, by_format)
-        if chosen is None:
-            bad("campaign", "a campaign id of the account, 'all', or a format code")
-        item = None if values.get("item") is None else _text(values["item"])
-        list_type = values.get("list_type")
-        list_type = None if list_type is None else str(list_type).strip().lower()
-        bid = None
-        if action in ("set", "add") and target in ("country", "bid-rule"):
-            bid = _bid(values.get("bid"), bad)
-        if allowed is not None and target != "campaign":
-            if item is None:
-                bad("item", "the item is required")
-            else:
-                message = _item_problem(target, item, list_type)
-                if message:
-                    bad("item", message)
-        kind = spec.TARGET_KINDS.get(target)
-        if chosen and kind is not None and target != "country":
-            refused = [c for c in chosen if not kind.allowed_for(formats[c])]
-            if refused and len(chosen) == 1:
-                bad("target", f"{target} is not available for {formats[refused[0]]} campaigns")
-            chosen = tuple(c for c in chosen if kind.allowed_for(formats[c]))
-        if chosen and target == "country" and action == "set" and item is not None and not found:
-            code = item.upper()
-            lacking = [c for c in chosen if (c, code) not in targeted]
-            chosen = tuple(c for c in chosen if (c, code) in targeted)
-            if lacking and not chosen:
-                who = (
-                    f"campaign {lacking[0]} does not target"
-                    if len(lacking) == 1
-                    else "none of these campaigns targets"
-                )
-                bad(
-                    "item",
-                    f"{who} {code}: set only changes the bid of a targeted country; "
-                    "use action add to target it",
-                )
-            elif lacking:
-                warnings.append(
-                    f"{SHEET} row {row}: set {code} leaves out {len(lacking)} campaign(s) that "
-                    f"do not target {code} (use action add to target it): "
-                    + ", ".join(map(str, lacking[:10]))
-                    + (" ..." if len(lacking) > 10 else "")
-                )
-        if found:
-            problems += found
-            continue
-        if kind is not None and kind.typed:
-            list_type = list_type or "black"
-        assert chosen is not None
-        out.append(Action(row, action, target, tuple(chosen), item, bid, list_type))
+        checked = _Row(row, values, known, warnings)
+        if checked.found:
+            problems += checked.found
+        else:
+            out.append(checked.action())
     if problems:
         raise WorkbookError(problems, path)
     return out, warnings
+
+
+class _Row:
+    """One row of the ``actions`` sheet, checked: its problems in ``found``; campaigns it
+    leaves out are warned of in ``warnings``."""
+
+    def __init__(
+        self, row: int, values: dict[str, Any], known: _Campaigns, warnings: list[str]
+    ) -> None:
+        self.row, self.values, self.known, self.warnings = row, values, known, warnings
+        self.found: list[WorkbookProblem] = []
+        self.verb = str(values.get("action") or "").strip().lower()
+        self.target = _target(values.get("target"))
+        self.kind = _kind_of(self.target)
+        allowed = _actions_for(self.target)
+        if allowed is None:
+            self.bad(
+                "target", f"unknown target: a list, a target kind, {_bids()}, bid_rule or campaign"
+            )
+        elif self.verb not in allowed:
+            self.bad(
+                "action",
+                f"for {self.target or 'a target'} the action is one of {', '.join(allowed)}",
+            )
+        self.chosen = _campaigns(values.get("campaign"), known.ids, known.by_format)
+        if self.chosen is None:
+            self.bad("campaign", "a campaign id of the account, 'all', or a format code")
+        self.item = None if values.get("item") is None else _text(values["item"])
+        list_type = values.get("list_type")
+        self.list_type = None if list_type is None else str(list_type).strip().lower()
+        self.bid = None
+        if self.verb in ("set", "add") and _takes_bid(self.target):
+            self.bid = _bid(values.get("bid"), self.bad)
+        if allowed is not None and self.target != "campaign":
+            self._check_item()
+        if self.chosen and self.kind is not None:
+            self._allowed_formats(self.kind)
+            if self.kind.bids and self.verb == "set" and self.item is not None and not self.found:
+                self._targeting(self.item.upper())
+
+    def bad(self, column: str, message: str) -> None:
+        self.found.append(
+            WorkbookProblem(SHEET, self.row, column, self.values.get(column), message)
+        )
+
+    def _check_item(self) -> None:
+        if self.item is None:
+            self.bad("item", "the item is required")
+            return
+        message = _item_problem(self.target, self.item, self.list_type)
+        if message:
+            self.bad("item", message)
+
+    def _allowed_formats(self, kind: spec.TargetKind) -> None:
+        """Campaigns whose format refuses the kind are left out (a problem for one)."""
+        assert self.chosen is not None
+        formats = self.known.formats
+        refused = [c for c in self.chosen if not kind.allowed_for(formats[c])]
+        if refused and len(self.chosen) == 1:
+            self.bad(
+                "target", f"{self.target} is not available for {formats[refused[0]]} campaigns"
+            )
+        self.chosen = tuple(c for c in self.chosen if kind.allowed_for(formats[c]))
+
+    def _targeting(self, code: str) -> None:
+        """``set`` keeps the campaigns that target the item, and warns of the others."""
+        assert self.chosen is not None
+        lacking = [c for c in self.chosen if (c, code) not in self.known.targeted]
+        self.chosen = tuple(c for c in self.chosen if (c, code) in self.known.targeted)
+        if lacking and not self.chosen:
+            who = (
+                f"campaign {lacking[0]} does not target"
+                if len(lacking) == 1
+                else "none of these campaigns targets"
+            )
+            self.bad(
+                "item",
+                f"{who} {code}: set only changes the bid of a targeted {_bids()}; "
+                "use action add to target it",
+            )
+        elif lacking:
+            self.warnings.append(
+                f"{SHEET} row {self.row}: set {code} leaves out {len(lacking)} campaign(s) that "
+                f"do not target {code} (use action add to target it): "
+                + ", ".join(map(str, lacking[:10]))
+                + (" ..." if len(lacking) > 10 else "")
+            )
+
+    def action(self) -> Action:
+        assert self.chosen is not None
+        list_type = self.list_type
+        if self.kind is not None and self.kind.typed:
+            list_type = list_type or "black"
+        return Action(
+            self.row, self.verb, self.target, tuple(self.chosen), self.item, self.bid, list_type
+        )
+
+
+def _bids() -> str:
+    """The name of the kind whose items carry bids (``country``)."""
+    return spec.bid_kind().name
+
+
+def _target(value: Any) -> str:
+    """A target as rows spell it, in one spelling: lists with ``_`` (``subid_black``),
+    kinds and ``bid-rule`` with ``-`` (``isp-mobile``)."""
+    target = str(value or "").strip().lower().replace("_", "-")
+    return target.replace("-", "_") if target.replace("-", "_") in spec.LISTS else target
+
+
+def _kind_of(target: str) -> spec.TargetKind | None:
+    """The target kind a target names, if it names one."""
+    if not target or target in spec.LISTS:
+        return None
+    try:
+        return spec.target_kind(target)
+    except KeyError:
+        return None
+
+
+def _takes_bid(target: str) -> bool:
+    kind = _kind_of(target)
+    return target == "bid-rule" or (kind is not None and kind.bids)
 
 
 def _bid(value: Any, bad: Any) -> float | None:
@@ -251,13 +331,14 @@ def _text(value: Any) -> str:
 
 
 def _actions_for(target: str) -> tuple[str, ...] | None:
+    kind = _kind_of(target)
     if target == "campaign":
         return tuple(MOVES)
-    if target == "country":
+    if kind is not None and kind.bids:
         return ("set", "add", "drop")
     if target == "bid-rule":
         return ("set", "drop")
-    if target in spec.LISTS or target in spec.TARGET_KINDS:
+    if target in spec.LISTS or kind is not None:
         return ("add", "drop")
     return None
 
@@ -288,11 +369,11 @@ def _item_problem(target: str, item: str, list_type: str | None) -> str | None:
         return None if ok else f"not a {'source id' if lk.entity == 'source' else 'hex subId'}"
     if target == "bid-rule":
         return None if item.isascii() and spec.is_hex(item) else "not a source id or hex subId"
-    kind = spec.TARGET_KINDS.get(target)
+    kind = _kind_of(target)
     if kind is None:
         return None
     if list_type is not None and (not kind.typed or list_type not in spec.LIST_TYPES):
-        return "list_type is black or white, and only for cidr and domain"
+        return f"list_type is black or white, and only for {typed_kinds()}"
     from ..client import checks
     from ..errors import ValidationError
 
@@ -314,47 +395,56 @@ def desired_tables(actions: list[Action], account: Account) -> dict[str, pd.Data
         name: account.table(name).copy()
         for name in ("campaigns", "countries", "targets", "lists", "bid_rules")
     }
-    code_of_language = {}
-    lang = account.refs.get("language")
-    if lang is not None and len(lang):
-        code_of_language = dict(zip(lang["code"].astype(str), lang["id"].astype(str), strict=True))
-    touched: set[str] = set()
-    for a in actions:
-        if a.target == "campaign":
-            df = tables["campaigns"]
-            df.loc[df["id"].isin(a.campaigns), "work_status"] = MOVES[a.action]
-            touched.add("campaigns")
-        elif a.target in spec.LISTS:
-            tables["lists"] = _edit(
-                tables["lists"],
-                a,
-                {"list": a.target, "item": a.item},
-                ["campaign_id", "list", "item"],
-            )
-            touched.add("lists")
-        elif a.target == "country":
-            tables["countries"] = _edit(
-                tables["countries"],
-                a,
-                {"country": a.item.upper(), "bid": a.bid},
-                ["campaign_id", "country"],
-            )
-            touched.add("countries")
-        elif a.target == "bid-rule":
-            tables["bid_rules"] = _edit(
-                tables["bid_rules"], a, {"item": a.item, "bid": a.bid}, ["campaign_id", "item"]
-            )
-            touched.add("bid_rules")
-        else:
-            value = code_of_language.get(a.item, a.item) if a.target == "language" else a.item
-            tables["targets"] = _edit(
-                tables["targets"],
-                a,
-                {"kind": a.target.replace("-", "_"), "value": value, "list_type": a.list_type},
-                ["campaign_id", "kind", "value", "list_type"],
-            )
-            touched.add("targets")
+    ids = _CodeIds(account)
+    touched = {_apply(tables, a, ids) for a in actions}
     return {name: tables[name] for name in touched}
+
+
+def _apply(tables: dict[str, pd.DataFrame], a: Action, ids: _CodeIds) -> str:
+    """Apply one action to ``tables``; the name of the table it changes."""
+    kind = _kind_of(a.target)
+    if a.target == "campaign":
+        df = tables["campaigns"]
+        df.loc[df["id"].isin(a.campaigns), "work_status"] = MOVES[a.action]
+        return "campaigns"
+    if a.target in spec.LISTS:
+        key = ["campaign_id", "list", "item"]
+        tables["lists"] = _edit(tables["lists"], a, {"list": a.target, "item": a.item}, key)
+        return "lists"
+    if kind is not None and kind.bids:
+        assert a.item is not None
+        values = {"country": a.item.upper(), "bid": a.bid}
+        tables["countries"] = _edit(tables["countries"], a, values, ["campaign_id", "country"])
+        return "countries"
+    if a.target == "bid-rule":
+        values = {"item": a.item, "bid": a.bid}
+        tables["bid_rules"] = _edit(tables["bid_rules"], a, values, ["campaign_id", "item"])
+        return "bid_rules"
+    assert kind is not None
+    values = {"kind": kind.column, "value": ids.value(kind, a.item), "list_type": a.list_type}
+    key = ["campaign_id", "kind", "value", "list_type"]
+    tables["targets"] = _edit(tables["targets"], a, values, key)
+    return "targets"
+
+
+class _CodeIds:
+    """Items of a kind sent as codes (``language``) are written as codes and kept in the
+    tables as the ids that name them in the kind's dictionary (``labels``)."""
+
+    def __init__(self, account: Account) -> None:
+        self.refs = account.refs
+        self.maps: dict[str, dict[str, str]] = {}
+
+    def value(self, kind: spec.TargetKind, item: str | None) -> str | None:
+        if not kind.sent_as_code or kind.labels is None or item is None:
+            return item
+        if kind.labels not in self.maps:
+            df = self.refs.get(kind.labels)
+            ok = df is not None and len(df) and {"code", "id"} <= set(df.columns)
+            self.maps[kind.labels] = (
+                dict(zip(df["code"].astype(str), df["id"].astype(str), strict=True)) if ok else {}
+            )
+        return self.maps[kind.labels].get(item, item)
 
 
 def _edit(df: pd.DataFrame, a: Action, values: dict[str, Any], key: list[str]) -> pd.DataFrame:
@@ -394,150 +484,17 @@ def plan_actions(client: Client, path: str | os.PathLike[str], **options: Any) -
     return plan
 
 
-def write_template(
-    path: str | os.PathLike[str],
-    title: str,
-    instructions: list[str],
-    rows: list[dict[str, Any]] | tuple[()] = (),
-    *,
-    examples: list[dict[str, Any]] | tuple[()] = (),
-) -> Path:
-    """An action workbook: instructions on the first sheet, ``rows`` in ``actions`` (what a
-    plan reads) and ``examples`` on the ``examples`` sheet (never read)."""
-    from openpyxl import Workbook
-    from openpyxl.styles import Font
-
-    book = Workbook()
-    readme = book.active
-    readme.title = "README"
-    readme["A1"] = title
-    readme["A1"].font = Font(bold=True, size=14)
-    lines = [
-        *instructions,
-        "",
-        "Columns of the 'actions' sheet: action, target, campaign, item, bid, list_type.",
-        "campaign: a campaign id, 'all', or a format (push, pops, inpage, video).",
-        "Only the 'actions' sheet is read. The 'examples' sheet shows rows to copy from; "
-        "it is never read, so this file as shipped changes nothing.",
-        "Write your rows in 'actions', save, then:",
-        "  campaign-toolkit plan THIS_FILE     (shows the calls)",
-        "  campaign-toolkit apply THIS_FILE    (asks, then applies; undo with"
-        " campaign-toolkit undo RUN)",
-    ]
-    for i, line in enumerate(lines, start=3):
-        readme.cell(row=i, column=1, value=line)
-    readme.column_dimensions["A"].width = 110
-    _rows_sheet(book.create_sheet(SHEET), rows)
-    if examples:
-        _rows_sheet(book.create_sheet(EXAMPLES_SHEET), examples)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    book.save(path)
-    return path
-
-
-def _rows_sheet(sheet: Any, rows: Any) -> None:
-    from openpyxl.styles import Font
-
-    sheet.append(list(COLUMNS))
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    for row in rows:
-        sheet.append([row.get(c) for c in COLUMNS])
-    for letter, width in zip("ABCDEF", (10, 16, 12, 24, 10, 10), strict=True):
-        sheet.column_dimensions[letter].width = width
-    sheet.freeze_panes = "A2"
-
-
-TEMPLATES: dict[str, tuple[str, list[str], list[dict[str, Any]]]] = {
-    "blacklist.xlsx": (
-        "Blacklist sources or subIds across campaigns",
-        [
-            "One row per item and campaign (or 'all', or a format): action add, target "
-            "source_black or subid_black. Use action drop to take an item off the blacklist."
-        ],
-        [
-            {"action": "add", "target": "subid_black", "campaign": "all", "item": "ab12cd34"},
-            {"action": "add", "target": "source_black", "campaign": "push", "item": 1234567},
-        ],
-    ),
-    "whitelist.xlsx": (
-        "Whitelist sources or subIds",
-        [
-            "action add, target source_white or subid_white. A whitelist limits a campaign to "
-            "its items: adding the first one narrows traffic; dropping the last one widens it "
-            "(the plan refuses that unless allowed)."
-        ],
-        [{"action": "add", "target": "source_white", "campaign": "all", "item": 7654321}],
-    ),
-    "country_bids.xlsx": (
-        "Set country bids",
-        [
-            "action set, target country, item the ISO country code, bid in USD (per 1000 "
-            "impressions or per click, as the campaign's model). set only changes the bid of "
-            "campaigns that already target the country: the others are left out, with a "
-            "warning (a single campaign that does not target it is an error). action add "
-            "targets the country at the bid (added where missing, bid set where targeted). "
-            "A new bid is a drop and an add; the old bid is restored if the add fails. "
-            "action drop removes the country."
-        ],
-        [
-            {"action": "set", "target": "country", "campaign": "all", "item": "US", "bid": 0.05},
-            {"action": "add", "target": "country", "campaign": 1000001, "item": "CA", "bid": 0.03},
-            {"action": "drop", "target": "country", "campaign": "pops", "item": "FR"},
-        ],
-    ),
-    "targeting.xlsx": (
-        "Add or drop targeting of any kind",
-        [
-            "action add or drop; target one of: " + ", ".join(spec.TARGET_KINDS) + " (country: "
-            "see country_bids.xlsx). item: ids for os, browser, category, city, region, "
-            "isp-mobile and subs-age; codes for quality, connection-type, language; values for "
-            "cidr and domain, with list_type black or white."
-        ],
-        [
-            {"action": "add", "target": "quality", "campaign": "all", "item": "high"},
-            {
-                "action": "add",
-                "target": "cidr",
-                "campaign": "all",
-                "item": "10.0.0.0/8",
-                "list_type": "black",
-            },
-            {"action": "drop", "target": "os", "campaign": "push", "item": 1},
-        ],
-    ),
-    "bid_rules.xlsx": (
-        "Set bid rules (micro-bidding)",
-        [
-            "action set, target bid_rule, item a source id or subId, bid in USD; action drop "
-            "removes the item's rule."
-        ],
-        [
-            {
-                "action": "set",
-                "target": "bid_rule",
-                "campaign": "all",
-                "item": "ab12cd34",
-                "bid": 0.07,
-            }
-        ],
-    ),
-    "work_status.xlsx": (
-        "Start, pause or archive campaigns",
-        [
-            "action start, pause or archive; target campaign. Pauses run first and starts last; "
-            "archiving more than one campaign needs --allow bulk_archive."
-        ],
-        [{"action": "pause", "target": "campaign", "campaign": 1000001}],
-    ),
-}
-
-
-def write_templates(folder: str | os.PathLike[str]) -> list[Path]:
-    """Write every action template into ``folder``: an empty ``actions`` sheet, and the
-    example rows on the ``examples`` sheet (so an untouched template plans nothing)."""
-    return [
-        write_template(Path(folder) / name, title, text, examples=examples)
-        for name, (title, text, examples) in TEMPLATES.items()
-    ]
+__all__ = [
+    "COLUMNS",
+    "EXAMPLES_SHEET",
+    "SHEET",
+    "TEMPLATES",
+    "Action",
+    "check_actions",
+    "desired_tables",
+    "is_action_workbook",
+    "plan_actions",
+    "read_actions",
+    "write_template",
+    "write_templates",
+]

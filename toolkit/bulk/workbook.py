@@ -41,7 +41,7 @@ from ..errors import WorkbookError, WorkbookProblem
 from ..frames.account import TABLES
 from ..frames.schemas import REF_SCHEMAS, SCHEMAS, frame
 from . import workbook_layout as layout
-from .workbook_checks import PART_STRIDE, Context, check_sheet, key_matches
+from .workbook_checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
 from .workbook_export import export_workbook
 from .workbook_file import cells_of
 from .workbook_layout import (
@@ -135,33 +135,25 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
     problems: list[WorkbookProblem] = []
     covered: set[tuple[str, int | None, str | None]] = set()
     with _gc_paused(), Book(path, engine) as book:
-        names = set(book.names)
-        meta = _read_meta(book) if META_SHEET in names else {}
+        meta = _read_meta(book) if META_SHEET in book.names else {}
         sheets = map_sheets(book.names, meta, book.header)
         problems += sheets.problems
         book.prefetch(
             [REFS_SHEET, *(s for p in sheets.bases.values() for s in p)]
             + [s for p in sheets.tables.values() for s in p]
         )
-        refs = _read_refs(book) if REFS_SHEET in names else {}
-        base: dict[str, pd.DataFrame] = {}
-        for table, parts in sheets.bases.items():
-            parsed = _parse_parts(book, parts, SHEETS[table], problems, covered, base=True)
-            base[table] = _finish(table, parsed.df)
+        refs = _read_refs(book) if REFS_SHEET in book.names else {}
+        base = {
+            table: _finish(
+                table, _parse_parts(book, parts, SHEETS[table], problems, covered, True).df
+            )
+            for table, parts in sheets.bases.items()
+        }
         ctx = Context(base=base, refs=refs)
         if "campaigns" in base:
             ctx.campaign_ids = frozenset(int(i) for i in base["campaigns"]["id"].dropna())
             ctx.formats = _formats_of(base["campaigns"])
-        desired: dict[str, pd.DataFrame] = {}
-        for table, parts in sheets.tables.items():
-            parsed = _parse_parts(book, parts, SHEETS[table], problems, covered)
-            _normalise(table, parsed, ctx)
-            if table == "campaigns":
-                ctx.formats = {**_formats_of(parsed.df), **ctx.formats}
-            problems += check_sheet(
-                table, parsed.df, parsed.rows, parsed.raw, ctx, parsed.present, parts
-            )
-            desired[table] = parsed.df
+        desired = _read_tables(book, sheets, ctx, problems, covered)
     if problems:
         shown = [
             p
@@ -174,6 +166,27 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
     return WorkbookTables(
         desired, base, missing, Path(path), refs, meta, sheets.ignored, _sheet_names(sheets)
     )
+
+
+def _read_tables(
+    book: Book,
+    sheets: SheetMap,
+    ctx: Context,
+    problems: list[WorkbookProblem],
+    covered: set[tuple[str, int | None, str | None]],
+) -> dict[str, pd.DataFrame]:
+    """The edited tables, normalised and checked (their problems added to ``problems``)."""
+    desired: dict[str, pd.DataFrame] = {}
+    for table, parts in sheets.tables.items():
+        parsed = _parse_parts(book, parts, SHEETS[table], problems, covered)
+        _normalise(table, parsed, ctx)
+        if table == "campaigns":
+            ctx.formats = {**_formats_of(parsed.df), **ctx.formats}
+        problems += check_sheet(
+            table, parsed.df, parsed.rows, parsed.raw, ctx, parsed.present, parts
+        )
+        desired[table] = parsed.df
+    return desired
 
 
 def _sheet_names(sheets: SheetMap) -> dict[str, list[str]]:
@@ -252,31 +265,10 @@ def _parse(
     rows = book.rows(name)
     header = list(rows[0]) if rows else []
     if _used_rows(rows) >= layout.ROW_LIMIT:
-        problems.append(
-            WorkbookProblem(
-                name,
-                layout.ROW_LIMIT,
-                None,
-                None,
-                f"the sheet reaches row {layout.ROW_LIMIT:,}, the last row Excel and "
-                "LibreOffice keep: it may have been cut off when saved, and the rows cut off "
-                "would be dropped. Export fewer campaigns (--campaigns) or use an action "
-                "workbook (see templates/)",
-            )
-        )
-    positions: dict[str, int] = {}
-    for i, cell in enumerate(header):
-        if is_empty(cell):
-            continue
-        label = str(cell).strip()
-        if label in positions:
-            problems.append(WorkbookProblem(name, 1, label, label, "duplicate column"))
-        else:
-            positions[label] = i
-    needed = sheet.columns if base else sheet.headers_required
-    for col in needed:
-        if col not in positions:
-            problems.append(WorkbookProblem(name, 1, col, None, "missing column"))
+        problems.append(WorkbookProblem(name, layout.ROW_LIMIT, None, None, _CUT_OFF))
+    positions = _positions(
+        name, header, sheet.columns if base else sheet.headers_required, problems
+    )
     if not base:  # the hidden state is written by the export, never edited
         _structure(book, name, header, problems, covered)
     present = [c for c in sheet.columns if c in positions]
@@ -286,19 +278,53 @@ def _parse(
     raw: dict[str, Sequence[Any]] = {c: cells[positions[c]] for c in present}
     columns: dict[str, Any] = {}
     unreadable: set[int] = set()
+    schema = SCHEMAS[sheet.table]
     for col in sheet.columns:
-        dtype = SCHEMAS[sheet.table][col]
+        dtype = schema[col]
         if col not in raw:
             columns[col] = pd.Series(pd.array([None] * n, dtype=_text_dtype(dtype)))
             continue
         strip = col in sheet.key or isinstance(dtype, pd.CategoricalDtype)
-        values, bad = to_column(raw[col], dtype, strip=strip)
-        columns[col] = values
+        columns[col], bad = to_column(raw[col], dtype, strip=strip)
         problems += _cell_problems(name, col, bad)
         unreadable.update(i for i, _, _ in bad)
-    df = pd.DataFrame(columns, index=pd.RangeIndex(n))
-    excel_rows = np.arange(2, n + 2)
-    if n:
+    return _drop_blank(pd.DataFrame(columns, index=pd.RangeIndex(n)), raw, present, unreadable)
+
+
+_CUT_OFF = (
+    f"the sheet reaches row {layout.ROW_LIMIT:,}, the last row Excel and "
+    "LibreOffice keep: it may have been cut off when saved, and the rows cut off "
+    "would be dropped. Export fewer campaigns (--campaigns) or use an action "
+    "workbook (see templates/)"
+)
+
+
+def _positions(
+    name: str, header: Sequence[Any], needed: Sequence[str], problems: list[WorkbookProblem]
+) -> dict[str, int]:
+    """Column label -> its position in the header; a duplicate or missing column is a
+    problem."""
+    positions: dict[str, int] = {}
+    for i, cell in enumerate(header):
+        if is_empty(cell):
+            continue
+        label = str(cell).strip()
+        if label in positions:
+            problems.append(WorkbookProblem(name, 1, label, label, "duplicate column"))
+        else:
+            positions[label] = i
+    for col in needed:
+        if col not in positions:
+            problems.append(WorkbookProblem(name, 1, col, None, "missing column"))
+    return positions
+
+
+def _drop_blank(
+    df: pd.DataFrame, raw: dict[str, Sequence[Any]], present: list[str], unreadable: set[int]
+) -> _Parsed:
+    """The rows that hold a value (or an unreadable cell), with their Excel rows."""
+    excel_rows = np.arange(2, len(df) + 2)
+    if len(df):
         keep = ~df.isna().all(axis=1).to_numpy()
         if unreadable:
             keep[sorted(unreadable)] = True
@@ -380,28 +406,39 @@ def _normalise(table: str, parsed: _Parsed, ctx: Context) -> None:
     if table == "countries":
         df["country"] = df["country"].str.upper()
     if table == "targets":
-        typed = df["kind"].isin([k.column for k in spec.TARGET_KINDS.values() if k.typed])
+        typed = df["kind"].isin([k.column for k in spec.item_kinds() if k.typed])
         fill = typed.fillna(False).to_numpy() & df["list_type"].isna().to_numpy()
         if fill.any():
             df.loc[fill, "list_type"] = "black"
+    new = _new_rows(table, df, ctx)
+    if new is not None:
+        _fill_read_only(table, df, new, ctx)
+
+
+def _new_rows(table: str, df: pd.DataFrame, ctx: Context) -> np.ndarray | None:
+    """Rows whose key was not exported, on a sheet with read-only columns (None when there
+    are none, or nothing to compare with)."""
     base = ctx.base.get(table)
-    if base is None:
-        return
     sheet = SHEETS[table]
-    if not sheet.read_only or df.empty:
-        return
+    if base is None or not sheet.read_only or df.empty:
+        return None
     new = ~key_matches(df, base, list(sheet.key))
-    if not new.any():
-        return
+    return new if new.any() else None
+
+
+def _fill_read_only(table: str, df: pd.DataFrame, new: np.ndarray, ctx: Context) -> None:
+    """The read-only cells of new rows: names from the dictionaries, the others empty."""
+    sheet = SHEETS[table]
     for col in sheet.read_only:
         if col not in sheet.key:
             df.loc[new, col] = None
     if table == "countries":
-        names = _ref_map(ctx.refs.get("country"), "code")
+        names = _ref_map(ctx.refs.get(spec.bid_kind().labels or ""), "code")
         df.loc[new, "country_name"] = df.loc[new, "country"].map(names, na_action="ignore")
     if table == "targets":
+        labels = _Labels(ctx)
         df.loc[new, "label"] = [
-            _target_label(ctx, kind, value, cid)
+            labels.of(kind, value, cid)
             for kind, value, cid in zip(
                 df.loc[new, "kind"], df.loc[new, "value"], df.loc[new, "campaign_id"], strict=True
             )
@@ -419,19 +456,25 @@ def _ref_map(df: pd.DataFrame | None, by: str = "id") -> dict[str, str]:
     }
 
 
-def _target_label(ctx: Context, kind: Any, value: Any, campaign_id: Any) -> str | None:
-    if kind is None or kind is pd.NA or value is None or value is pd.NA:
-        return None
-    if kind == "category":
-        refs = ctx.refs.get("category")
-        fmt = ctx.formats.get(int(campaign_id)) if pd.notna(campaign_id) else None
-        if refs is None or fmt is None:
+class _Labels:
+    """The label of a target: its value's name in the dictionary of its kind (``labels``,
+    grouped by the campaign's format when the kind says ``by_format``)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.maps: dict[tuple[str, str | None], dict[str, str]] = {}
+
+    def of(self, column: Any, value: Any, campaign_id: Any) -> str | None:
+        kind = item_kind(column)
+        if kind is None or kind.labels is None or value is None or value is pd.NA:
             return None
-        group = spec.FORMATS[fmt].category_group
-        return _ref_map(refs[refs["ad_format"].astype(object) == group]).get(str(value))
-    if kind in ("os", "browser", "subs_age", "language"):
-        return _ref_map(ctx.refs.get(kind)).get(str(value))
-    return None
+        fmt = self.ctx.formats.get(int(campaign_id)) if pd.notna(campaign_id) else None
+        if kind.by_format and fmt is None:
+            return None
+        key = (kind.name, kind.label_group(fmt) if fmt else None)
+        if key not in self.maps:
+            self.maps[key] = _ref_map(self.ctx.labels(kind, fmt))
+        return self.maps[key].get(str(value))
 
 
 def _formats_of(campaigns: pd.DataFrame) -> dict[int, str]:
@@ -480,11 +523,12 @@ def _read_refs(book: Book) -> dict[str, pd.DataFrame]:
 
 def _sorted(problems: list[WorkbookProblem]) -> list[WorkbookProblem]:
     sheets = [*TABLES, *(BASE_PREFIX + t for t in TABLES)]
+    columns = {t: COLUMNS[t] for t in TABLES}
 
     def order(p: WorkbookProblem) -> tuple[int, int, int]:
         sheet = sheets.index(p.sheet) if p.sheet in sheets else len(sheets)
         table = p.sheet.removeprefix(BASE_PREFIX)
-        cols = COLUMNS.get(table, ())
+        cols = columns.get(table, ())
         col = cols.index(p.column) if p.column in cols else len(cols)
         return (sheet, p.row or 0, col)
 

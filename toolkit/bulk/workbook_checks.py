@@ -33,15 +33,12 @@ from . import workbook_layout as layout
 from .workbook_layout import SHEETS
 
 COUNTRY_CODES: frozenset[str] = frozenset(c.alpha_2 for c in pycountry.countries)
-_KINDS = {k.column: k for k in spec.TARGET_KINDS.values() if k.name != "country"}
 _SOURCE_ID = r"^[1-9][0-9]{0,18}$"
 _HEX = r"^[0-9a-fA-F]{1,64}$"
 _MAX_SOURCE = str(spec.MAX_SOURCE_ID)
 #: Row numbers of a table read from several sheets: a row of the k-th sheet (from 0) is
 #: numbered ``k * PART_STRIDE + its Excel row``.
 PART_STRIDE = 2**32
-# Dictionaries naming the ids of a target kind (category depends on the format's group).
-_KIND_REFS = {"os": "os", "browser": "browser", "subs_age": "subs_age", "language": "language"}
 
 
 @dataclass
@@ -57,21 +54,34 @@ class Context:
     formats: Mapping[int, str] = field(default_factory=dict)
     campaign_ids: frozenset[int] | None = None
     refs: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    _ids: dict[tuple[str | None, str | None], frozenset[str] | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
-    def ref_ids(self, kind: str, ad_format: str | None = None) -> frozenset[str] | None:
-        """Known ids (as text) of a target kind's dictionary, if the workbook has it."""
-        if kind == "category":
-            df = self.refs.get("category")
-            if df is None or df.empty or ad_format is None:
-                return None
-            group = spec.FORMATS[ad_format].category_group
-            df = df[df["ad_format"].astype(object) == group]
-        else:
-            name = _KIND_REFS.get(kind)
-            df = self.refs.get(name) if name else None
-            if df is None or df.empty:
-                return None
-        return frozenset(str(int(i)) for i in df["id"].dropna())
+    def ref_ids(self, kind: spec.TargetKind, ad_format: str | None = None) -> frozenset[str] | None:
+        """Known ids (as text) of the dictionary naming ``kind``'s ids (its ``labels``; the
+        group of ``ad_format`` in it when it is grouped ``by_format``), if the workbook has
+        it; None when the kind has no dictionary or the workbook lacks it."""
+        group = kind.label_group(ad_format) if kind.by_format and ad_format else None
+        key = (kind.labels, group)
+        if key not in self._ids:
+            df = self.labels(kind, ad_format)
+            self._ids[key] = (
+                None if df is None else frozenset(str(int(i)) for i in df["id"].dropna())
+            )
+        return self._ids[key]
+
+    def labels(self, kind: spec.TargetKind, ad_format: str | None = None) -> pd.DataFrame | None:
+        """The entries of the dictionary naming ``kind``'s ids, for a campaign of
+        ``ad_format`` (needed when the dictionary is grouped by format)."""
+        df = self.refs.get(kind.labels) if kind.labels is not None else None
+        if df is None or df.empty:
+            return None
+        if not kind.by_format:
+            return df
+        if ad_format is None:
+            return None
+        return df[df["ad_format"].astype(object) == kind.label_group(ad_format)]
 
 
 def key_text(df: pd.DataFrame, key: Sequence[str]) -> pa.Array:
@@ -320,7 +330,7 @@ def _targets(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> 
     for pos, (kind_name, value, list_type, fmt) in enumerate(
         zip(kinds, values, list_types, formats, strict=True)
     ):
-        kind = _KINDS.get(kind_name) if kind_name is not None else None
+        kind = item_kind(kind_name)
         if kind is None or not out.fresh[pos]:  # exported targets are taken as they are
             continue
         if fmt is not None and not kind.allowed_for(fmt):
@@ -329,7 +339,7 @@ def _targets(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> 
                 [pos], "kind", f"{kind_name} is not allowed for {fmt} campaigns (only {allowed})"
             )
         if list_type is not None and not kind.typed:
-            out.add([pos], "list_type", "list_type is only for cidr and domain")
+            out.add([pos], "list_type", f"list_type is only for {layout.typed_kinds()}")
         if value is None:
             continue
         message = _target_value_problem(kind, value, fmt, ctx)
@@ -344,16 +354,29 @@ def _target_value_problem(
         if value not in kind.values:
             return f"unknown {kind.column}; one of: {', '.join(kind.values)}"
         return None
-    if kind.name == "cidr":
-        return None if spec.is_cidr(value) else "not an IP address, CIDR or IP range"
-    if kind.name == "domain":
-        return None if spec.is_domain(value) else "not a domain name"
+    if kind.syntax is not None:
+        return None if kind.syntax(value) else f"not {_a(kind.help or kind.column)}"
+    if not kind.stored_as_int:
+        return None
     if not (value.isascii() and value.isdigit() and value[0] != "0"):
         return f"not a {kind.column} id (a positive integer)"
-    known = ctx.ref_ids(kind.column, fmt)
+    known = ctx.ref_ids(kind, fmt)
     if known is not None and value not in known:
         return f"unknown {kind.column} id"
     return None
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: ``an IP address``, ``a domain name``."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def item_kind(column: Any) -> spec.TargetKind | None:
+    """The kind of the ``targets`` table spelled ``column`` (None for any other text)."""
+    if not isinstance(column, str):
+        return None
+    kind = spec.kind_of_column(column)
+    return None if kind is None or kind.bids else kind
 
 
 def _lists(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -> None:
@@ -491,4 +514,4 @@ def _read_only(
                 out.add([int(p)], col, f"read-only column changed (exported: {shown})")
 
 
-__all__ = ["COUNTRY_CODES", "PART_STRIDE", "Context", "check_sheet"]
+__all__ = ["COUNTRY_CODES", "PART_STRIDE", "Context", "check_sheet", "item_kind"]

@@ -44,6 +44,7 @@ from .workbook_xml import Column, SheetData, sheet_rows, splice
 
 if TYPE_CHECKING:  # pragma: no cover
     from openpyxl import Workbook
+    from openpyxl.worksheet.datavalidation import DataValidation
     from openpyxl.worksheet.worksheet import Worksheet
 
     from ..client import Client
@@ -253,90 +254,25 @@ def _table_sheet(
     list_ranges: Mapping[str, str],
     protect: bool,
 ) -> SheetData:
-    from openpyxl.comments import Comment
-    from openpyxl.styles import Alignment, Font, PatternFill, Protection
-    from openpyxl.worksheet.datavalidation import DataValidation
+    from openpyxl.styles import Protection
     from openpyxl.worksheet.dimensions import ColumnDimension
 
-    specs = []
-    bold = Font(bold=True)
-    for i, name in enumerate(sheet.columns, start=1):
-        letter = _letter(i)
-        editable = name in sheet.editable
-        kind = _kind(sheet.dtype(name))
-        fmt = sheet.number_format(name)
-        grey = not editable
-        locked = (not editable) and sheet.locked
-        head = _put(ws, 1, i, name)
-        head.font = bold
-        head.fill = PatternFill("solid", fgColor=HEADER_EDITABLE if editable else HEADER_GREY)
-        head.alignment = Alignment(vertical="center")
-        note = sheet.notes.get(name, "")
-        if not editable:
-            note = (
-                "Read-only"
-                + (f": {note}" if note else "")
-                + ("." if name not in sheet.key else ". Identifies the row; do not change it.")
-            )
-        if note:
-            head.comment = Comment(note, "campaign-toolkit", width=260, height=70)
-        dim = ws.column_dimensions[letter]
-        dim.width = _width(name, df[name], kind)
-        _apply(dim, fmt, grey, locked, False)
-        specs.append(
-            Column(
-                letter,
-                kind,
-                styles.xf(fmt, grey=grey, locked=locked),
-                styles.xf(fmt, grey=grey, locked=locked, quote=True) if kind == "str" else None,
-            )
-        )
-    last = _letter(len(sheet.columns))
+    columns = sheet.columns
+    specs = [_column(ws, sheet, i, name, df, styles) for i, name in enumerate(columns, start=1)]
+    last = _letter(len(columns))
     rest = ColumnDimension(
-        ws,
-        index=_letter(len(sheet.columns) + 1),
-        min=len(sheet.columns) + 1,
-        max=MAX_COLUMN,
-        width=10,
+        ws, index=_letter(len(columns) + 1), min=len(columns) + 1, max=MAX_COLUMN, width=10
     )
     rest.protection = Protection(locked=False)
     ws.column_dimensions[rest.index] = rest
     ws.freeze_panes = FREEZE.get(sheet.table, "A2")
     ws.auto_filter.ref = f"A1:{last}{len(df) + 1}"
-    for i, name in enumerate(sheet.columns, start=1):
-        letter = _letter(i)
-        where = f"{letter}2:{letter}{MAX_ROW}"
-        dv = None
-        if name in sheet.choices and sheet.choices[name] in list_ranges:
-            dv = DataValidation(
-                type="list",
-                formula1=list_ranges[sheet.choices[name]],
-                allow_blank=True,
-                errorTitle=name,
-                error=f"Pick a {name} from the list.",
-            )
-        elif name == "bid":
-            dv = DataValidation(
-                type="decimal",
-                operator="greaterThan",
-                formula1="0",
-                allow_blank=True,
-                errorTitle=name,
-                error="A bid is more than 0.",
-            )
-        elif name in ("title", "text") and sheet.table == "creatives":
-            limit = spec.CREATIVE_TITLE_MAX if name == "title" else spec.CREATIVE_TEXT_MAX
-            dv = DataValidation(
-                type="textLength",
-                operator="lessThanOrEqual",
-                formula1=str(limit),
-                allow_blank=True,
-                errorTitle=name,
-                error=f"At most {limit} characters.",
-            )
+    for i, name in enumerate(columns, start=1):
+        dv = _validation(sheet, name, list_ranges)
         if dv is not None and name in sheet.editable:
+            letter = _letter(i)
             dv.showErrorMessage = True
-            dv.add(where)
+            dv.add(f"{letter}2:{letter}{MAX_ROW}")
             ws.add_data_validation(dv)
     if protect:
         p = ws.protection
@@ -344,6 +280,84 @@ def _table_sheet(
         p.insertRows = p.deleteRows = p.sort = p.autoFilter = False
         p.formatColumns = p.formatRows = False
     return SheetData(sheet_rows(df, specs), last, len(df) + 1, df.size)
+
+
+def _column(
+    ws: Worksheet, sheet: Sheet, i: int, name: str, df: pd.DataFrame, styles: _Styles
+) -> Column:
+    """The header of column ``i`` (bold, green when editable, its note as a comment), its
+    width and style; the spec of its data cells."""
+    from openpyxl.comments import Comment
+    from openpyxl.styles import Alignment, Font, PatternFill
+
+    letter = _letter(i)
+    editable = name in sheet.editable
+    kind = _kind(sheet.dtype(name))
+    fmt = sheet.number_format(name)
+    grey = not editable
+    locked = (not editable) and sheet.locked
+    head = _put(ws, 1, i, name)
+    head.font = Font(bold=True)
+    head.fill = PatternFill("solid", fgColor=HEADER_EDITABLE if editable else HEADER_GREY)
+    head.alignment = Alignment(vertical="center")
+    note = _note(sheet, name, editable)
+    if note:
+        head.comment = Comment(note, "campaign-toolkit", width=260, height=70)
+    dim = ws.column_dimensions[letter]
+    dim.width = _width(name, df[name], kind)
+    _apply(dim, fmt, grey, locked, False)
+    return Column(
+        letter,
+        kind,
+        styles.xf(fmt, grey=grey, locked=locked),
+        styles.xf(fmt, grey=grey, locked=locked, quote=True) if kind == "str" else None,
+    )
+
+
+def _note(sheet: Sheet, name: str, editable: bool) -> str:
+    """The header comment of a column: its note, and for a read-only one, that it is."""
+    note = sheet.note(name)
+    if editable:
+        return note
+    return (
+        "Read-only"
+        + (f": {note}" if note else "")
+        + ("." if name not in sheet.key else ". Identifies the row; do not change it.")
+    )
+
+
+def _validation(sheet: Sheet, name: str, list_ranges: Mapping[str, str]) -> DataValidation | None:
+    """The data validation of a column: its drop-down list, a bid over 0, a text length."""
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    if name in sheet.choices and sheet.choices[name] in list_ranges:
+        return DataValidation(
+            type="list",
+            formula1=list_ranges[sheet.choices[name]],
+            allow_blank=True,
+            errorTitle=name,
+            error=f"Pick a {name} from the list.",
+        )
+    if name == "bid":
+        return DataValidation(
+            type="decimal",
+            operator="greaterThan",
+            formula1="0",
+            allow_blank=True,
+            errorTitle=name,
+            error="A bid is more than 0.",
+        )
+    if name in ("title", "text") and sheet.table == "creatives":
+        limit = spec.CREATIVE_TITLE_MAX if name == "title" else spec.CREATIVE_TEXT_MAX
+        return DataValidation(
+            type="textLength",
+            operator="lessThanOrEqual",
+            formula1=str(limit),
+            allow_blank=True,
+            errorTitle=name,
+            error=f"At most {limit} characters.",
+        )
+    return None
 
 
 def _base_sheet(ws: Worksheet, sheet: Sheet, df: pd.DataFrame, styles: _Styles) -> SheetData:

@@ -16,6 +16,7 @@ must not be empty, the number formats and the drop-down lists.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -61,25 +62,33 @@ FORMULA_PREFIXES: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
 class Sheet:
     """One table's sheet.
 
-    ``columns`` are shown in this order; ``editable`` may be changed (every other column is
-    read-only: grey, with a header comment, and checked against the exported state);
-    ``key`` identifies a row; ``required`` cells must not be empty; ``money`` columns get
+    ``columns`` are shown in this order: the columns of the table's schema but ``omit``
+    (read from :data:`SCHEMAS` when asked, so columns that follow the target kinds follow a
+    kind added at run time); ``editable`` may be changed (every other column is read-only:
+    grey, with a header comment, and checked against the exported state); ``key`` identifies
+    a row; ``required`` cells must not be empty; ``money`` columns get
     :data:`MONEY_FORMAT`; ``choices`` maps a column to the drop-down list (a column of the
     hidden ``_lists`` sheet) its cells must come from; ``locked`` says whether sheet
     protection locks the read-only columns (only on sheets whose rows are not deleted: Excel
-    refuses to delete or sort rows holding a locked cell); ``row`` says what one row is.
+    refuses to delete or sort rows holding a locked cell); ``row`` says what one row is;
+    ``notes`` are the header comments, text or a function giving it (see :meth:`note`).
     """
 
     table: str
-    columns: tuple[str, ...]
     editable: tuple[str, ...]
     key: tuple[str, ...]
     required: tuple[str, ...]
     row: str
+    omit: tuple[str, ...] = ()
     money: tuple[str, ...] = ()
     choices: dict[str, str] = field(default_factory=dict)
     locked: bool = False
-    notes: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str | Callable[[], str]] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns shown, in sheet order."""
+        return tuple(c for c in SCHEMAS[self.table] if c not in self.omit)
 
     @property
     def read_only(self) -> tuple[str, ...]:
@@ -90,6 +99,11 @@ class Sheet:
     def headers_required(self) -> tuple[str, ...]:
         """Columns whose header must be present: the key and every editable column."""
         return tuple(c for c in self.columns if c in self.editable or c in self.key)
+
+    def note(self, column: str) -> str:
+        """The header comment of ``column`` (empty when it has none)."""
+        note = self.notes.get(column, "")
+        return note() if callable(note) else note
 
     def dtype(self, column: str) -> object:
         """The declared dtype of ``column`` (from :data:`SCHEMAS`)."""
@@ -111,20 +125,49 @@ class Sheet:
         return "General"
 
 
+def _names(kinds: Iterable[spec.TargetKind], last: str = ", ") -> str:
+    """Kinds' table spellings in a list: ``cidr and domain``, ``os, browser, city``."""
+    names = [k.column for k in kinds]
+    return last.join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
+def typed_kinds() -> str:
+    """The kinds that take a list type, as text (``cidr and domain``)."""
+    return _names((k for k in spec.item_kinds() if k.typed), " and ")
+
+
+def _value_note() -> str:
+    """What the ``value`` of a target is, by the traits of the kinds of the moment."""
+    kinds = spec.item_kinds()
+    groups = (
+        ("ids for", [k for k in kinds if k.stored_as_int]),
+        ("codes for", [k for k in kinds if k.values is not None]),
+        ("text for", [k for k in kinds if not k.stored_as_int and k.values is None]),
+    )
+    return "; ".join(f"{what} {_names(group)}" for what, group in groups if group)
+
+
+def _list_type_note() -> str:
+    return f"black or white, for {typed_kinds()} only (empty: black)"
+
+
+def _kind_note() -> str:
+    return f"one of: {_names(spec.item_kinds())} (the README sheet says what each value is)"
+
+
 _LIMITS = tuple(lim.field for lim in spec.LIMITS.values())
 _MONEY_LIMITS = tuple(lim.field for lim in spec.LIMITS.values() if lim.kind is float)
-_CAMPAIGN_COLUMNS = tuple(c for c in SCHEMAS["campaigns"] if c != "user_id")
 
 SHEETS: dict[str, Sheet] = {
     s.table: s
     for s in (
         Sheet(
             "campaigns",
-            _CAMPAIGN_COLUMNS,
             editable=("name", "work_status", "frequency_capping", "url", "note", *_LIMITS),
             key=("id",),
             required=("id", "name", "work_status"),
             row="campaign",
+            omit=("user_id",),
             money=(*_MONEY_LIMITS, *(f + "_value" for f in _MONEY_LIMITS)),
             choices={"work_status": "work_status"},
             locked=True,
@@ -137,32 +180,25 @@ SHEETS: dict[str, Sheet] = {
         ),
         Sheet(
             "countries",
-            tuple(SCHEMAS["countries"]),
             editable=("campaign_id", "country", "bid"),
             key=("campaign_id", "country"),
             required=("campaign_id", "country", "bid"),
             row="country a campaign targets, with its bid",
             money=("bid", "l_d_sum"),
             choices={"country": "country", "campaign_id": "campaign_id"},
-            notes={"country": "ISO 3166-1 alpha-2 code", "bid": "USD, more than 0"},
+            notes={"country": lambda: spec.bid_kind().help, "bid": "USD, more than 0"},
         ),
         Sheet(
             "targets",
-            tuple(SCHEMAS["targets"]),
             editable=("campaign_id", "kind", "value", "list_type"),
             key=("campaign_id", "kind", "list_type", "value"),
             required=("campaign_id", "kind", "value"),
-            row="targeted value of one kind (every kind but country)",
+            row="targeted value of one kind (country bids are on the countries sheet)",
             choices={"kind": "kind", "list_type": "list_type", "campaign_id": "campaign_id"},
-            notes={
-                "value": "ids for category, os, browser, language, subs_age, city, region, "
-                "isp_mobile; codes for quality and connection_type; text for cidr, domain",
-                "list_type": "black or white, for cidr and domain only (empty: black)",
-            },
+            notes={"kind": _kind_note, "value": _value_note, "list_type": _list_type_note},
         ),
         Sheet(
             "lists",
-            tuple(SCHEMAS["lists"]),
             editable=("campaign_id", "list", "item"),
             key=("campaign_id", "list", "item"),
             required=("campaign_id", "list", "item"),
@@ -172,7 +208,6 @@ SHEETS: dict[str, Sheet] = {
         ),
         Sheet(
             "bid_rules",
-            tuple(SCHEMAS["bid_rules"]),
             editable=("campaign_id", "item", "bid"),
             key=("campaign_id", "item"),
             required=("campaign_id", "item", "bid"),
@@ -183,7 +218,6 @@ SHEETS: dict[str, Sheet] = {
         ),
         Sheet(
             "cpa_rules",
-            tuple(SCHEMAS["cpa_rules"]),
             editable=tuple(c for c in SCHEMAS["cpa_rules"] if c != "id"),
             key=("id",),
             required=("campaign_id", *spec.CPA_FIELDS),
@@ -199,7 +233,6 @@ SHEETS: dict[str, Sheet] = {
         ),
         Sheet(
             "creatives",
-            tuple(SCHEMAS["creatives"]),
             editable=("title", "text", "url", "work_status"),
             key=("id",),
             required=("id", "title", "work_status"),
@@ -217,14 +250,34 @@ SHEETS: dict[str, Sheet] = {
 }
 assert tuple(SHEETS) == TABLES
 
+
+class _ByTable(Mapping[str, tuple[str, ...]]):
+    """``table -> one trait of its sheet``, read from :data:`SHEETS` when asked."""
+
+    def __init__(self, trait: Callable[[Sheet], tuple[str, ...]]) -> None:
+        self._trait = trait
+
+    def __getitem__(self, table: str) -> tuple[str, ...]:
+        return self._trait(SHEETS[table])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SHEETS)
+
+    def __len__(self) -> int:
+        return len(SHEETS)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
 #: ``table -> columns`` shown (and returned by the reader), in sheet order.
-COLUMNS: dict[str, tuple[str, ...]] = {t: s.columns for t, s in SHEETS.items()}
+COLUMNS: Mapping[str, tuple[str, ...]] = _ByTable(lambda s: s.columns)
 #: ``table -> editable columns``.
-EDITABLE: dict[str, tuple[str, ...]] = {t: s.editable for t, s in SHEETS.items()}
+EDITABLE: Mapping[str, tuple[str, ...]] = _ByTable(lambda s: s.editable)
 #: ``table -> read-only columns``.
-READ_ONLY: dict[str, tuple[str, ...]] = {t: s.read_only for t, s in SHEETS.items()}
+READ_ONLY: Mapping[str, tuple[str, ...]] = _ByTable(lambda s: s.read_only)
 #: ``table -> key columns``.
-KEYS: dict[str, tuple[str, ...]] = {t: s.key for t, s in SHEETS.items()}
+KEYS: Mapping[str, tuple[str, ...]] = _ByTable(lambda s: s.key)
 
 
 def part_name(sheet: str, part: int) -> str:
@@ -237,14 +290,16 @@ def part_name(sheet: str, part: int) -> str:
 
 
 def choice_lists(campaign_ids: list[int] | None = None) -> dict[str, list[object]]:
-    """The drop-down lists of the hidden ``_lists`` sheet, by name."""
+    """The drop-down lists of the hidden ``_lists`` sheet, by name: the kinds of the
+    ``targets`` table and the values of each kind with a closed set of them are those of
+    :data:`toolkit.spec.TARGET_KINDS` at the time of the call."""
     import pycountry
 
+    kinds = spec.item_kinds()
     lists: dict[str, list[object]] = {
         "country": sorted(c.alpha_2 for c in pycountry.countries),
-        "kind": [k.column for k in spec.TARGET_KINDS.values() if k.name != "country"],
-        "quality": list(spec.QUALITIES),
-        "connection_type": list(spec.CONNECTION_TYPES),
+        "kind": [k.column for k in kinds],
+        **{k.column: list(k.values) for k in kinds if k.values is not None},
         "list": list(spec.LISTS),
         "list_type": list(spec.LIST_TYPES),
         "work_status": list(spec.WORK_STATUSES),
@@ -258,78 +313,98 @@ def choice_lists(campaign_ids: list[int] | None = None) -> dict[str, list[object
     return lists
 
 
+_HOW_TO: tuple[tuple[str, str], ...] = (
+    (
+        "Editable cells",
+        "Columns with a green header may be edited. Grey columns are "
+        "read-only (ids, status, labels, counters, t_created ...): their header has a "
+        "comment, and a changed read-only value is reported when the workbook is read.",
+    ),
+    (
+        "Item sheets",
+        "On countries, targets, lists, bid_rules and cpa_rules a row is one "
+        "item: add a row to add an item, delete the row to drop it, change a bid in place.",
+    ),
+    (
+        "Campaigns, creatives",
+        "A row is a campaign (a creative): rows cannot be added or "
+        "deleted here. Edit the white cells; set work_status to Paused, Started or Archived.",
+    ),
+    (
+        "Missing sheet",
+        'A sheet you delete means "no change" for its table, never '
+        '"drop everything". Delete the sheets you do not edit if you like.',
+    ),
+    (
+        "Long tables",
+        f"A sheet holds at most {SHEET_ROWS:,} rows (spreadsheets stop at "
+        f"{ROW_LIMIT:,}): a longer table continues on 'lists (2)', 'lists (3)', ... "
+        "Keep all its sheets, or delete all of them for no change. A table sheet that "
+        f"reaches row {ROW_LIMIT:,} is refused as possibly cut off.",
+    ),
+    (
+        "Formulas",
+        "Enter values: a formula or merged cells in a table sheet are reported "
+        "when the workbook is read.",
+    ),
+    (
+        "Hidden sheets",
+        "_base_* keep the exported state (to detect what changed on both "
+        "sides since the export), _lists and _refs the drop-down lists and dictionaries, "
+        "_meta facts about the export. Leave them as they are.",
+    ),
+    (
+        "Protection",
+        "Sheets are protected without a password; inserting and deleting "
+        "rows, sorting and filtering stay allowed. On campaigns and creatives the "
+        "read-only cells are locked (unprotect the sheet to sort it: Review > Unprotect "
+        "Sheet).",
+    ),
+    (
+        "Text",
+        "Values are text as shown: a value starting with = + - @ is never a "
+        "formula. Ids, subIds and codes are text cells; keep them so.",
+    ),
+    (
+        "Checks on reading",
+        "Every sheet is checked (country codes, bids > 0, duplicate "
+        "rows, kinds a campaign's format allows, target values, subIds, source ids, "
+        "lengths, enumerations, campaign ids): all problems are listed at once, with "
+        "their sheet, row and column, and nothing is sent until there are none.",
+    ),
+)
+
+
+def kind_help(kind: spec.TargetKind) -> str:
+    """What a ``value`` of ``kind`` holds, and where the kind may be used.
+
+    >>> kind_help(spec.TargetKind("x", int, None, formats=frozenset({"push"}), help="x id"))
+    'x id; push campaigns only'
+    """
+    text = kind.help or ("id (a positive integer)" if kind.stored_as_int else "value")
+    if kind.values is not None:
+        text += ": " + ", ".join(kind.values)
+    if kind.typed:
+        text += "; list_type black or white (empty: black)"
+    if kind.formats != spec.ALL_FORMATS:
+        text += f"; {', '.join(sorted(kind.formats))} campaigns only"
+    return text
+
+
 def readme_lines(info: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The README sheet as (first column, second column) rows; ``info`` describes the export.
 
     >>> readme_lines([])[0]
     ('How to edit this workbook', '')
     """
-    rows: list[tuple[str, str]] = [("How to edit this workbook", ""), ("", "")]
-    rows += [
-        (
-            "Editable cells",
-            "Columns with a green header may be edited. Grey columns are "
-            "read-only (ids, status, labels, counters, t_created ...): their header has a "
-            "comment, and a changed read-only value is reported when the workbook is read.",
-        ),
-        (
-            "Item sheets",
-            "On countries, targets, lists, bid_rules and cpa_rules a row is one "
-            "item: add a row to add an item, delete the row to drop it, change a bid in place.",
-        ),
-        (
-            "Campaigns, creatives",
-            "A row is a campaign (a creative): rows cannot be added or "
-            "deleted here. Edit the white cells; set work_status to Paused, Started or Archived.",
-        ),
-        (
-            "Missing sheet",
-            'A sheet you delete means "no change" for its table, never '
-            '"drop everything". Delete the sheets you do not edit if you like.',
-        ),
-        (
-            "Long tables",
-            f"A sheet holds at most {SHEET_ROWS:,} rows (spreadsheets stop at "
-            f"{ROW_LIMIT:,}): a longer table continues on 'lists (2)', 'lists (3)', ... "
-            "Keep all its sheets, or delete all of them for no change. A table sheet that "
-            f"reaches row {ROW_LIMIT:,} is refused as possibly cut off.",
-        ),
-        (
-            "Formulas",
-            "Enter values: a formula or merged cells in a table sheet are reported "
-            "when the workbook is read.",
-        ),
-        (
-            "Hidden sheets",
-            "_base_* keep the exported state (to detect what changed on both "
-            "sides since the export), _lists and _refs the drop-down lists and dictionaries, "
-            "_meta facts about the export. Leave them as they are.",
-        ),
-        (
-            "Protection",
-            "Sheets are protected without a password; inserting and deleting "
-            "rows, sorting and filtering stay allowed. On campaigns and creatives the "
-            "read-only cells are locked (unprotect the sheet to sort it: Review > Unprotect "
-            "Sheet).",
-        ),
-        (
-            "Text",
-            "Values are text as shown: a value starting with = + - @ is never a "
-            "formula. Ids, subIds and codes are text cells; keep them so.",
-        ),
-        (
-            "Checks on reading",
-            "Every sheet is checked (country codes, bids > 0, duplicate "
-            "rows, kinds a campaign's format allows, subIds, source ids, CIDR, domains, "
-            "lengths, enumerations, campaign ids): all problems are listed at once, with "
-            "their sheet, row and column, and nothing is sent until there are none.",
-        ),
-        ("", ""),
-    ]
+    rows: list[tuple[str, str]] = [("How to edit this workbook", ""), ("", ""), *_HOW_TO]
+    rows.append(("", ""))
     for sheet in SHEETS.values():
         rows.append((sheet.table, f"one row per {sheet.row}; key: {', '.join(sheet.key)}"))
         rows.append(("  editable", ", ".join(sheet.editable)))
         rows.append(("  read-only", ", ".join(sheet.read_only) or "-"))
+    rows += [("", ""), ("Target kinds", "the kind column of targets, and what its value holds")]
+    rows += [(f"  {k.column}", kind_help(k)) for k in spec.item_kinds()]
     if info:
         rows += [("", ""), ("Export", "")]
         rows += [(f"  {k}", v) for k, v in info]
@@ -352,7 +427,9 @@ __all__ = [
     "SHEETS",
     "SHEET_ROWS",
     "Sheet",
+    "typed_kinds",
     "choice_lists",
+    "kind_help",
     "part_name",
     "readme_lines",
 ]

@@ -290,7 +290,11 @@ def number_problem(value: Any) -> tuple[float | None, str | None]:
         return number, None
     if not isinstance(value, str):
         return None, "not a number"
-    text = value.strip()
+    return _text_number(value.strip())
+
+
+def _text_number(text: str) -> tuple[float | None, str | None]:
+    """A cell's text as a finite float, or why it is not one."""
     if not NUMBER_RE.fullmatch(text):
         lowered = text.lower().lstrip("+-")
         if lowered in ("inf", "infinity", "nan"):

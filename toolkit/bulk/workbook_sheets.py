@@ -98,52 +98,60 @@ def map_sheets(
     out = SheetMap()
     for name in names:
         stem, part = _split(name)
-        table = stem.removeprefix(BASE_PREFIX)
-        if table in SHEETS:
+        if stem.removeprefix(BASE_PREFIX) in SHEETS:
             found.setdefault(stem, {})[part] = name
-        elif name in OTHER_SHEETS:
-            continue
-        elif (like := _table_named_like(name)) is not None:
-            out.refuse(
-                name,
-                f"not read: a table sheet is named exactly {like!r}; rename it, or delete it "
-                "for no change",
-            )
-        elif header_of is not None and (like := _table_by_header(header_of(name))) is not None:
-            out.refuse(
-                name,
-                f"not read: it has the columns of the {like} table; name the sheet {like!r} "
-                "(or delete it)",
-            )
-        else:
-            out.ignored.append(name)
+        elif name not in OTHER_SHEETS:
+            _other_sheet(name, header_of, out)
     expected = exported_parts(meta)
     exported = {t.strip() for t in meta.get("tables", "").split(",") if t.strip()}
     for table in TABLES:
         for stem, into in ((table, out.tables), (BASE_PREFIX + table, out.bases)):
             parts = found.get(stem, {})
-            if not parts:
-                if stem != table and table in exported and table in found:
-                    out.refuse(
-                        stem,
-                        f"missing: this hidden sheet holds the exported state of {table}; "
-                        "export the workbook again",
-                    )
-                continue
-            count = expected.get(table, max(parts))
-            wanted = [part_name(stem, k) for k in range(1, count + 1)]
-            for k, name in sorted(parts.items()):
-                if k > count:
-                    out.refuse(name, f"unexpected: {table} was exported on {count} sheet(s)")
-            absent = [w for w in wanted if w not in parts.values()]
-            for name in absent:
+            if parts:
+                into[table] = _parts(table, stem, parts, expected.get(table, max(parts)), out)
+            elif stem != table and table in exported and table in found:
                 out.refuse(
-                    name,
-                    f"missing: {table} spans {count} sheets ({', '.join(wanted)}); "
-                    "restore it, or delete all of them for no change",
+                    stem,
+                    f"missing: this hidden sheet holds the exported state of {table}; "
+                    "export the workbook again",
                 )
-            into[table] = [w for w in wanted if w in parts.values()]
     return out
+
+
+def _other_sheet(
+    name: str, header_of: Callable[[str], Sequence[Any]] | None, out: SheetMap
+) -> None:
+    """A sheet that is no table's: refused when it looks like one, else ignored."""
+    if (like := _table_named_like(name)) is not None:
+        out.refuse(
+            name,
+            f"not read: a table sheet is named exactly {like!r}; rename it, or delete it "
+            "for no change",
+        )
+    elif header_of is not None and (like := _table_by_header(header_of(name))) is not None:
+        out.refuse(
+            name,
+            f"not read: it has the columns of the {like} table; name the sheet {like!r} "
+            "(or delete it)",
+        )
+    else:
+        out.ignored.append(name)
+
+
+def _parts(table: str, stem: str, parts: Mapping[int, str], count: int, out: SheetMap) -> list[str]:
+    """The sheets of one table (or of its exported state) in order; a sheet past ``count``
+    or one missing before it is refused."""
+    wanted = [part_name(stem, k) for k in range(1, count + 1)]
+    for k, name in sorted(parts.items()):
+        if k > count:
+            out.refuse(name, f"unexpected: {table} was exported on {count} sheet(s)")
+    for name in (w for w in wanted if w not in parts.values()):
+        out.refuse(
+            name,
+            f"missing: {table} spans {count} sheets ({', '.join(wanted)}); "
+            "restore it, or delete all of them for no change",
+        )
+    return [w for w in wanted if w in parts.values()]
 
 
 def _table_by_header(header: Sequence[Any]) -> str | None:
