@@ -65,30 +65,48 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
+class _Imports(ast.NodeVisitor):
+    """Collects the toolkit imports of one module, noting whether each is inside a function
+    and whether it is under ``if TYPE_CHECKING``."""
+
+    def __init__(self, mod: str, is_package: bool, names: set[str]) -> None:
+        self.mod, self.is_package, self.names = mod, is_package, names
+        self.local = self.typing_only = False
+        self.found: list[Edge] = []
+
+    def _add(self, target: str, line: int) -> None:
+        self.found.append(Edge(self.mod, target, line, self.local, self.typing_only))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for target in _resolve(self.mod, self.is_package, node, self.names):
+            self._add(target, node.lineno)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.name in self.names:
+                self._add(alias.name, node.lineno)
+
+    def visit_If(self, node: ast.If) -> None:
+        before, self.typing_only = self.typing_only, self.typing_only or _is_type_checking(node)
+        self.generic_visit(node)
+        self.typing_only = before
+
+    def visit_FunctionDef(self, node: ast.AST) -> None:
+        before, self.local = self.local, True
+        self.generic_visit(node)
+        self.local = before
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+
+
 def edges() -> list[Edge]:
     known = modules()
-    names = set(known)
     out: list[Edge] = []
-
-    def visit(mod: str, is_pkg: bool, node: ast.AST, local: bool, typing_only: bool) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ImportFrom):
-                for target in _resolve(mod, is_pkg, child, names):
-                    out.append(Edge(mod, target, child.lineno, local, typing_only))
-            elif isinstance(child, ast.Import):
-                for alias in child.names:
-                    if alias.name in names:
-                        out.append(Edge(mod, alias.name, child.lineno, local, typing_only))
-            elif isinstance(child, ast.If) and _is_type_checking(child):
-                visit(mod, is_pkg, child, local, True)
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                visit(mod, is_pkg, child, True, typing_only)
-            else:
-                visit(mod, is_pkg, child, local, typing_only)
-
     for mod, path in known.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        visit(mod, path.name == "__init__.py", tree, False, False)
+        visitor = _Imports(mod, path.name == "__init__.py", set(known))
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        out += visitor.found
     return [e for e in out if e.source != e.target]
 
 
@@ -217,3 +235,69 @@ def test_file_and_function_sizes(path: Path):
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES  # type: ignore[operator]
     ]
     assert not long, f"{rel}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+#: Where a kind's name may stand in code outside spec.py, and why: the sandbox's reference
+#: data and price model (they describe the service's world), and names that are not kinds
+#: there: the ``country`` column of the countries and search tables, the search's ``country``
+#: and ``region`` filter and columns, dictionary types, pandas' ``category`` dtype.
+KIND_NAMES_ALLOWED: dict[str, frozenset[str]] = {
+    "toolkit/sandbox/refs.py": frozenset({"*"}),
+    "toolkit/sandbox/refs_data.py": frozenset({"*"}),
+    "toolkit/sandbox/seed_data.py": frozenset({"*"}),
+    "toolkit/sandbox/seed_targets.py": frozenset({"*"}),
+    "toolkit/sandbox/price.py": frozenset({"*"}),
+    "toolkit/sandbox/handlers/account.py": frozenset({"country"}),
+    "toolkit/client/account.py": frozenset({"country"}),
+    "toolkit/client/checks.py": frozenset({"country", "language_code"}),
+    "toolkit/frames/dictionaries.py": frozenset({"country", "region"}),
+    "toolkit/frames/schemas.py": frozenset({"country", "region", "category"}),
+    "toolkit/frames/prices.py": frozenset({"country"}),
+    "toolkit/bulk/call_kinds.py": frozenset({"country"}),
+    "toolkit/bulk/workbook.py": frozenset({"country"}),
+    "toolkit/bulk/workbook_checks.py": frozenset({"country"}),
+    "toolkit/bulk/workbook_layout.py": frozenset({"country"}),
+    "toolkit/bulk/actions.py": frozenset({"country"}),
+    "toolkit/bulk/actions_templates.py": frozenset({"*"}),  # example rows shown to users
+    "toolkit/cli.py": frozenset({"country"}),
+}
+
+
+def kind_names_in_code(path: Path, names: set[str]) -> list[tuple[int, str]]:
+    """String constants of ``path`` equal to a kind's name, docstrings left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value in names
+        and id(node) not in docs
+    ]
+
+
+def test_no_module_outside_spec_names_a_kind_in_code():
+    from toolkit import spec
+
+    names = {n for k in spec.BASE_KINDS for n in (k.name, k.column)}
+    names |= {k.codes for k in spec.BASE_KINDS if k.codes}
+    found = []
+    for path in _py_files():
+        rel = str(path.relative_to(ROOT))
+        if rel == "toolkit/spec.py":
+            continue
+        allowed = KIND_NAMES_ALLOWED.get(rel, frozenset())
+        if "*" in allowed:
+            continue
+        found += [
+            f"{rel}:{n} {v!r}" for n, v in kind_names_in_code(path, names) if v not in allowed
+        ]
+    assert not found, "kind names in code (read the kind's row in spec.py):\n" + "\n".join(found)

@@ -112,7 +112,7 @@ class _Seeder(TargetSeeder):
         vertical = self.refs.verticals[vertical_id]
         status, status_note, work_status, missing = self._state()
 
-        codes = [] if "country" in missing else self._countries()
+        codes = [] if spec.bid_kind().name in missing else self._countries()
         geo = self._geo_name(codes)
         name = f"{geo} {vertical} {spec.FORMATS[ad_format].label} {mode} #{number}"
         capping = self._capping(ad_format)
