@@ -1,18 +1,26 @@
-"""A target kind added to the table at run time is routed, called and loaded.
+"""A target kind added to the table at run time is routed, called, loaded, exported, read
+back and planned.
 
 Adding a kind is one row of :data:`toolkit.spec.TARGET_KINDS`: a sandbox started after the row
 is added routes its four operations and shows it in the detail views, the client calls it,
-and the loaders return it in the ``targets`` table (and count it where its row says).
+the loaders return it in the ``targets`` table (and count it where its row says), the
+workbook exports it and reads it back, and a plan edited in the workbook adds and drops it,
+applies, and is undone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
 
 import toolkit
+import toolkit.bulk  # noqa: F401 - loaded before the row is added, so nothing caches it
+import toolkit.bulk.workbook  # noqa: F401
+import toolkit.frames  # noqa: F401
 from toolkit import spec
 from toolkit.frames.schemas import SCHEMAS
 from toolkit.sandbox import Sandbox
@@ -123,3 +131,61 @@ def test_the_loaders_return_the_new_kind(client: Any, api: Api) -> None:
     campaigns = account.campaigns.set_index("id")
     assert "n_device_model" in SCHEMAS["campaigns"]
     assert campaigns.loc[cid, "n_device_model"] == 2
+
+
+def _targets_of(tables: Any, cid: int, column: str) -> list[str]:
+    t = tables.desired["targets"]
+    return sorted(t.loc[(t["campaign_id"] == cid) & (t["kind"] == column), "value"].tolist())
+
+
+def test_the_workbook_exports_and_reads_back_the_new_kind(
+    client: Any, api: Api, tmp_path: Path
+) -> None:
+    cid = api.new_campaign("pops")
+    client.targeting.add(cid, "device-model", [51, 52])
+    path = toolkit.export_workbook(client, tmp_path / "kind.xlsx", [cid])
+    tables = toolkit.read_workbook(path)
+    assert _targets_of(tables, cid, "device_model") == ["51", "52"]
+    assert tables.desired["targets"]["kind"].dtype == SCHEMAS["targets"]["kind"]
+
+
+def _replace_value(path: Path, column: str, old: str, new: str) -> None:
+    """Change one value of the targets sheet with openpyxl, as a person in Excel would."""
+    wb = openpyxl.load_workbook(path)
+    ws = wb["targets"]
+    head = {c.value: c.column for c in ws[1]}
+    for row in range(2, ws.max_row + 1):
+        kind = ws.cell(row, head["kind"]).value
+        value = ws.cell(row, head["value"])
+        if kind == column and str(value.value) == old:
+            value.value = new
+            break
+    else:
+        raise AssertionError(f"no {column} {old} in the targets sheet")
+    wb.save(path)
+
+
+def test_a_plan_adds_and_drops_the_new_kind_and_undo_restores_it(
+    client: Any, api: Api, tmp_path: Path
+) -> None:
+    cid = api.new_campaign("push")
+    client.targeting.add(cid, "device-model", [61, 62])
+    path = toolkit.export_workbook(client, tmp_path / "edit.xlsx", [cid])
+    _replace_value(path, "device_model", "61", "63")
+    tables = toolkit.read_workbook(path)
+    with pytest.raises(toolkit.PlanRefused, match="device-model: loses 1 of 2"):
+        toolkit.plan(client, tables)  # the guards count the new kind as any other
+    plan = toolkit.plan(client, tables, allow={"drop_share"})
+    calls = plan.to_frame()
+    assert sorted(zip(calls["action"], calls["target"], strict=True)) == [
+        ("add", "device-model"),
+        ("drop", "device-model"),
+    ]
+    changes = plan.changes()
+    assert set(changes["campaign_id"]) == {cid}
+    journal = tmp_path / "journal.db"
+    result = plan.apply(client, progress=False, journal=journal)
+    assert set(result.to_frame()["outcome"]) == {"applied"}
+    assert api.item(cid)["deviceModel"] == [62, 63]
+    toolkit.undo(client, result.run_id, journal=journal, progress=False)
+    assert api.item(cid)["deviceModel"] == [61, 62]
