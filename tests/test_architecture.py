@@ -301,3 +301,21 @@ def test_no_module_outside_spec_names_a_kind_in_code():
             f"{rel}:{n} {v!r}" for n, v in kind_names_in_code(path, names) if v not in allowed
         ]
     assert not found, "kind names in code (read the kind's row in spec.py):\n" + "\n".join(found)
+
+
+def test_ruff_and_its_complexity_rule_hold_for_the_package():
+    """``ruff check toolkit`` with the project's settings (C901 at 10 among them)."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("ruff") is None and not (Path(sys.executable).parent / "ruff").exists():
+        pytest.skip("ruff is not installed (it comes with the dev extra)")
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--output-format", "concise", "toolkit"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
