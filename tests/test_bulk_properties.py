@@ -19,7 +19,7 @@ KEYS = {
     "countries": ["campaign_id", "country", "bid"],
     "lists": ["campaign_id", "list", "item"],
     "bid_rules": ["campaign_id", "item", "bid"],
-    "targets": ["campaign_id", "kind", "value"],
+    "targets": ["campaign_id", "kind", "value", "list_type"],
 }
 QUICK = settings(
     max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -76,15 +76,12 @@ edits = st.fixed_dictionaries(
 )
 
 
-@QUICK
-@given(edit=edits)
-def test_random_edits_applied_equal_the_edited_tables(world, edit):
-    _sb, client = world
-    account = load_account(client, progress=False)
-    base = {name: account.table(name) for name in KEYS}
-    ids = sorted(int(i) for i in account.table("campaigns")["id"])
-    desired = {name: df.copy() for name, df in base.items()}
-    lists = desired["lists"]
+def _append(df: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
+    added = pd.DataFrame(rows, columns=df.columns).astype(df.dtypes.to_dict())
+    return pd.concat([df, added], ignore_index=True)
+
+
+def edit_lists(lists: pd.DataFrame, edit: dict, ids: list[int]) -> pd.DataFrame:
     if len(lists):
         drop = sorted({i % len(lists) for i in edit["drop_lists"]})
         lists = lists.drop(index=lists.index[drop])
@@ -92,26 +89,69 @@ def test_random_edits_applied_equal_the_edited_tables(world, edit):
         {"campaign_id": ids[c % len(ids)], "list": "subid_black", "item": item}
         for c, item in edit["add_subids"]
     ]
-    lists = pd.concat(
-        [lists, pd.DataFrame(new, columns=lists.columns).astype(lists.dtypes.to_dict())],
-        ignore_index=True,
-    )
-    desired["lists"] = lists.drop_duplicates(["campaign_id", "list", "item"])
-    countries = desired["countries"]
-    for i, cents in edit["rebid"]:
-        countries.loc[countries.index[i % len(countries)], "bid"] = cents / 100
-    rules = desired["bid_rules"]
+    return _append(lists, new).drop_duplicates(["campaign_id", "list", "item"])
+
+
+def edit_bid_rules(rules: pd.DataFrame, edit: dict, ids: list[int]) -> pd.DataFrame:
     taken = set(zip(rules["campaign_id"].astype(int), rules["item"].astype(str), strict=True))
     extra = [
         {"campaign_id": ids[c % len(ids)], "item": item, "bid": cents / 100}
         for c, item, cents in edit["add_rules"]
         if (ids[c % len(ids)], item) not in taken
     ]
-    extra = list({(r["campaign_id"], r["item"]): r for r in extra}.values())
-    desired["bid_rules"] = pd.concat(
-        [rules, pd.DataFrame(extra, columns=rules.columns).astype(rules.dtypes.to_dict())],
-        ignore_index=True,
-    )
+    return _append(rules, list({(r["campaign_id"], r["item"]): r for r in extra}.values()))
+
+
+def edit_targets(targets: pd.DataFrame, edit: dict, ids: list[int]) -> pd.DataFrame:
+    """Drops targets of any kind, adds OS targets."""
+    if len(targets):
+        drop = sorted({i % len(targets) for i in edit["drop_targets"]})
+        targets = targets.drop(index=targets.index[drop])
+    new = [
+        {"campaign_id": ids[c % len(ids)], "kind": "os", "value": str(os_id)}
+        for c, os_id in edit["add_os"]
+    ]
+    return _append(targets, new).drop_duplicates(["campaign_id", "kind", "value"])
+
+
+def edit_campaigns(campaigns: pd.DataFrame, edit: dict, ids: list[int]) -> pd.DataFrame:
+    """New notes and frequency capping."""
+    row_of = {int(cid): i for i, cid in zip(campaigns.index, campaigns["id"], strict=True)}
+    for c, note in edit["notes"]:
+        campaigns.loc[row_of[ids[c % len(ids)]], "note"] = note
+    for c, capping in edit["capping"]:
+        campaigns.loc[row_of[ids[c % len(ids)]], "frequency_capping"] = capping
+    return campaigns
+
+
+def edit_cpa_rules(rules: pd.DataFrame, edit: dict) -> pd.DataFrame:
+    for i, amount in edit["cpa_amounts"]:
+        if len(rules):
+            rules.loc[rules.index[i % len(rules)], "amount"] = float(amount)
+    return rules
+
+
+def edited(base: dict[str, pd.DataFrame], edit: dict, ids: list[int]) -> dict[str, pd.DataFrame]:
+    desired = {name: df.copy() for name, df in base.items()}
+    desired["lists"] = edit_lists(desired["lists"], edit, ids)
+    countries = desired["countries"]
+    for i, cents in edit["rebid"]:
+        countries.loc[countries.index[i % len(countries)], "bid"] = cents / 100
+    desired["bid_rules"] = edit_bid_rules(desired["bid_rules"], edit, ids)
+    desired["targets"] = edit_targets(desired["targets"], edit, ids)
+    desired["campaigns"] = edit_campaigns(desired["campaigns"], edit, ids)
+    desired["cpa_rules"] = edit_cpa_rules(desired["cpa_rules"], edit)
+    return desired
+
+
+@QUICK
+@given(edit=edits)
+def test_random_edits_applied_equal_the_edited_tables(world, edit):
+    _sb, client = world
+    account = load_account(client, progress=False)
+    base = {name: account.table(name) for name in KEYS}
+    ids = sorted(int(i) for i in account.table("campaigns")["id"])
+    desired = edited(base, edit, ids)
     plan = make_plan(
         client,
         desired,
