@@ -11,6 +11,9 @@ import doctest
 import importlib
 import io
 import pkgutil
+import subprocess
+import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -58,6 +61,21 @@ def test_doctests(name: str) -> None:
 def test_modules_are_found() -> None:
     names = module_names()
     assert {"toolkit", "toolkit.errors", "toolkit.client.transport", "toolkit.spec"} <= set(names)
+
+
+def test_importing_every_module_starts_nothing() -> None:
+    """Collecting the examples imports every module: no server, thread or sandbox starts."""
+    code = (
+        "import importlib, threading, toolkit.client.client as c\n"
+        "from tests.test_doctests import module_names\n"
+        "for name in module_names(): importlib.import_module(name)\n"
+        "print(threading.active_count(), c._SANDBOX)\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    )
+    assert out.stdout.split() == ["1", "None"], out.stdout + out.stderr
 
 
 if __name__ == "__main__":  # pragma: no cover
