@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -377,6 +378,32 @@ def test_started_campaigns_can_start(seeded):
         ]
 
 
+def _cidr_ok(value: str) -> bool:
+    if "-" in value:
+        lo, hi = (ipaddress.ip_address(p) for p in value.split("-"))
+        return lo < hi
+    if "/" in value:
+        return bool(ipaddress.ip_network(value, strict=True))
+    return bool(ipaddress.ip_address(value))
+
+
+def _seeded_value_ok(refs: Any, kind: str, fmt: str, value: str) -> bool:
+    """A seeded target value is one the reference data (or the kind's syntax) knows."""
+    if kind == "category":
+        return bool(refs.category_name(fmt, int(value)))
+    if kind == "language":
+        return int(value) in refs.language_by_id
+    if kind in ("os", "browser", "subs-age", "city", "region", "isp-mobile"):
+        return refs.label(kind, int(value)) is not None
+    checks = {
+        "quality": lambda v: v in spec.QUALITIES,
+        "connection-type": lambda v: v in spec.CONNECTION_TYPES,
+        "cidr": _cidr_ok,
+        "domain": lambda v: re.fullmatch(r"[a-z0-9]+\.[a-z]+", v) is not None,
+    }
+    return checks[kind](value)
+
+
 def test_targets_respect_formats_and_references(seeded):
     refs = load_refs()
     db = seeded.conn
@@ -390,26 +417,7 @@ def test_targets_respect_formats_and_references(seeded):
         assert list_type == (
             "black" if list_type == "black" else "white" if kind in ("cidr", "domain") else ""
         )
-        if kind == "category":
-            assert refs.category_name(fmt, int(value))
-        elif kind == "quality":
-            assert value in spec.QUALITIES
-        elif kind == "language":
-            assert int(value) in refs.language_by_id
-        elif kind in ("os", "browser", "subs-age", "city", "region", "isp-mobile"):
-            assert refs.label(kind, int(value)) is not None
-        elif kind == "connection-type":
-            assert value in spec.CONNECTION_TYPES
-        elif kind == "cidr":
-            if "-" in value:
-                lo, hi = (ipaddress.ip_address(p) for p in value.split("-"))
-                assert lo < hi
-            elif "/" in value:
-                ipaddress.ip_network(value, strict=True)
-            else:
-                ipaddress.ip_address(value)
-        elif kind == "domain":
-            assert re.fullmatch(r"[a-z0-9]+\.[a-z]+", value)
+        assert _seeded_value_ok(refs, kind, fmt, value), (cid, kind, value)
     assert {"category", "quality", "os", "browser", "language"} <= seen
     for _cid, code, bid in db.execute("SELECT * FROM countries"):
         assert code in refs.countries
