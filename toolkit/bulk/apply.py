@@ -23,8 +23,7 @@ from .read_back import ReadBack, read_back, verify_outcomes
 __all__ = ["ReadBack", "apply_plan", "read_back", "verify_outcomes", "write_result_workbook"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..client import Client
-    from ..client.results import BatchResult
+    from ..client import BatchResult, Client
     from .plan import Plan
 
 ALREADY = {"add": "already_exists", "drop": "not_exists"}

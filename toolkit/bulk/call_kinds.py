@@ -27,8 +27,7 @@ from .calls import BID_RULE, CAMPAIGN, CPA_RULE, CREATIVE, STEPS, WORK_MOVES, Ca
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from ..client import Client
-    from ..client.results import BatchResult
+    from ..client import BatchResult, Client
 
 #: Items by campaign: ``{campaign id: {item: bid, or True}}``.
 PerCampaign = Mapping[int, Mapping[Any, Any]]

@@ -40,7 +40,7 @@ from waitress.utilities import (
     ServerNotImplemented,
 )
 
-from . import limits
+from . import limits, logs
 
 log = logging.getLogger("toolkit.sandbox.http")
 
@@ -49,20 +49,7 @@ MAX_THREADS = 256
 IDLE_TIMEOUT_S = 120
 POLL_S = 1.0
 
-_KEY_IN_TEXT = re.compile(r"(api-key=)[^&\s\"']*", re.IGNORECASE)
-
-
-class _Redact(logging.Filter):
-    """Blanks ``api-key=...`` in a record, whatever wrote it (defence in depth)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        text = record.getMessage()
-        if "api-key=" in text.lower():
-            record.msg, record.args = _KEY_IN_TEXT.sub(r"\1***", text), None
-        return True
-
-
-log.addFilter(_Redact())
+logs.install()
 
 
 class UriTooLong(BadRequest):
@@ -84,7 +71,7 @@ def error_message(error: Error) -> str:
     if isinstance(error, ServerNotImplemented):
         return f"Not implemented: {error.body}"
     if isinstance(error, BadRequest):
-        return _KEY_IN_TEXT.sub(r"\1***", f"Malformed HTTP request: {error.body}")
+        return logs.scrub(f"Malformed HTTP request: {error.body}")
     return "Internal sandbox error"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import spec
+from . import logs
 from .app import App
 from .errors import BadRequest, MethodNotAllowed, NotFound
 from .faults import Faults
@@ -87,6 +88,7 @@ class Sandbox:
         self.store = Store(self.db)
         if self.store.is_empty():
             seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
+        logs.remember(self.store.api_keys())
         self.app = App(self.store, load_refs(), self.config, self.faults, self._control)
         try:
             self._server = Server(self.host, self.port, self.app)
@@ -152,7 +154,9 @@ class Sandbox:
         with self.store.lock:
             self.store.clear()
             seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
-        return self.store.api_keys()
+        keys = self.store.api_keys()
+        logs.remember(keys)
+        return keys
 
     def moderate(
         self,
