@@ -114,3 +114,31 @@ def test_failed_items_show_in_the_result_workbook_and_the_html_view(sb, client, 
     assert set(failed["outcome"]) == {"failed"} and failed["message"].notna().all()
     out = sheet(path, "campaigns").set_index("id")
     assert out.loc[cid, "outcome"] == "applied"
+
+
+def test_language_rows_of_the_result_workbook_carry_their_outcome(client, tmp_path):
+    """Languages are shown as ids and sent as codes: the result workbook matches the two
+    through the dictionaries the plan was made with."""
+    account = load_account(client, progress=False)
+    base = {name: account.table(name).copy() for name in TABLES}
+    targets = base["targets"]
+    languages = account.refs["language"]
+    cid = int(base["campaigns"]["id"].iloc[0])
+    have = set(targets.loc[targets["campaign_id"] == cid, "value"].astype(str))
+    new_id = next(str(int(i)) for i in languages["id"] if str(int(i)) not in have)
+    row = {"campaign_id": cid, "kind": "language", "value": new_id}
+    extra = pd.DataFrame([row], columns=targets.columns).astype(targets.dtypes.to_dict())
+    desired = {**base, "targets": pd.concat([targets, extra], ignore_index=True)}
+    result = make_plan(client, desired, base=base, live=account).apply(
+        client, progress=False, journal=None
+    )
+    assert result.ok, result.summary()
+
+    def outcome_of_the_new_row(refs):
+        path = write_result_workbook(result, desired, tmp_path / "lang.xlsx", refs)
+        out = sheet(path, "targets")
+        mine = out[(out["campaign_id"] == cid) & (out["kind"] == "language")]
+        return mine.loc[mine["value"].astype(str) == new_id, "outcome"].tolist()
+
+    assert outcome_of_the_new_row(account.refs) == ["applied"]
+    assert outcome_of_the_new_row(None) == ["unchanged"]  # without the dictionaries: no match

@@ -233,10 +233,10 @@ def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         raise CliError(f"{args.file}: not a readable .xlsx workbook ({exc})") from None
     if actions:
-        args.desired = None
+        args.desired, args.refs = None, None
         return plan_actions(client, path, allow=args.allow or ())
     tables = read_workbook(path)
-    args.desired = dict(tables.desired)
+    args.desired, args.refs = dict(tables.desired), dict(tables.refs)
     return make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
 
 
@@ -263,7 +263,7 @@ def _apply(args: argparse.Namespace) -> int:
         from .bulk.apply import write_result_workbook
 
         report = Path(args.file).with_suffix(".result.xlsx")
-        write_result_workbook(result, args.desired, report)
+        write_result_workbook(result, args.desired, report, args.refs)
         print(f"Outcome of each row: {report}")
     return 0 if result.ok else 3
 

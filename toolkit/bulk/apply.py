@@ -314,8 +314,11 @@ def _compensate(
 
 
 def write_result_workbook(
-    result: ApplyResult, desired: dict[str, pd.DataFrame], path: str | Any
+    result: ApplyResult,
+    desired: dict[str, pd.DataFrame],
+    path: str | Any,
+    refs: dict[str, pd.DataFrame] | None = None,
 ) -> Any:
     """The edited sheets with each row's outcome; see
     :func:`toolkit.bulk.result_book.write_result_workbook`."""
-    return result_book.write_result_workbook(result, desired, path)
+    return result_book.write_result_workbook(result, desired, path, refs)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..frames.account import TABLES
-from .call_kinds import ITEM_TABLES, call_key
+from .call_kinds import ITEM_TABLES, TargetCalls, call_key, codes_of
 from .calls import CAMPAIGN, CPA_RULE, CREATIVE
 from .workbook_layout import SHEET_ROWS
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The sheets of the result workbook that mirror an edited table: the account's tables.
 RESULT_SHEETS: tuple[str, ...] = TABLES
+#: Per kind sent as codes: its ids -> codes (see :func:`~toolkit.bulk.call_kinds.codes_of`).
+Codes = Mapping[str, Mapping[str, str]]
 # When one row has several outcomes (a rename and a pause), the worst one is shown.
 _WORST: tuple[str, ...] = ("lost", "failed", "unknown", "restored", "already", "applied")
 
@@ -37,19 +39,22 @@ def _worst(outcomes: Iterable[Outcome]) -> tuple[str, str | None]:
     return outcome, "; ".join(dict.fromkeys(messages)) or None
 
 
-def _item_key(name: str, row: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The outcome key of a row of an item table (its call kind's target and list type)."""
+def _item_key(name: str, row: Mapping[str, Any], codes: Codes) -> tuple[Any, ...]:
+    """The outcome key of a row of an item table (its call kind's target and list type, and
+    the item as it was sent: the code of a language id)."""
     key, _ = ITEM_TABLES[name]
     values = tuple(row.get(c) for c in key)
     try:
         kind, list_type, item = call_key(name, values)
     except KeyError:  # a kind the spec does not know: no call was made for it
         return (values[1], None, int(row["campaign_id"]), str(values[-1]))
+    if isinstance(kind, TargetCalls) and kind.sent_as_code:
+        item = kind.sent_item(item, codes) or item
     list_type = (list_type or "black") if kind.typed else None
     return (kind.name, list_type, int(row["campaign_id"]), str(item))
 
 
-def _row_keys(name: str, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+def _row_keys(name: str, row: Mapping[str, Any], codes: Codes) -> list[tuple[Any, ...]]:
     """The outcome keys ``(target, list_type, campaign_id, item)`` that speak for a row."""
     if name == "campaigns":
         return [(CAMPAIGN, None, int(row["id"]), None)]
@@ -63,7 +68,7 @@ def _row_keys(name: str, row: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         if row.get("id") is None:  # a new rule: the add call of its campaign
             return [(CPA_RULE, "add", int(row["campaign_id"]), None)]
         return [(CPA_RULE, "edit", int(row["campaign_id"]), str(int(row["id"])))]
-    return [_item_key(name, row)]
+    return [_item_key(name, row, codes)]
 
 
 def _index(outcomes: Iterable[Outcome]) -> dict[tuple[Any, ...], list[Outcome]]:
@@ -97,16 +102,22 @@ def _excel_ready(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_result_workbook(
-    result: ApplyResult, desired: Mapping[str, pd.DataFrame], path: str | os.PathLike[str]
+    result: ApplyResult,
+    desired: Mapping[str, pd.DataFrame],
+    path: str | os.PathLike[str],
+    refs: Mapping[str, pd.DataFrame] | None = None,
 ) -> Path:
     """The edited sheets (campaigns, countries, targets, lists, bid_rules, cpa_rules,
     creatives) with an ``outcome`` and a ``message`` column per row, a ``dropped`` sheet for
     the rows the run removed, and an ``outcomes`` sheet with every outcome.
 
     Rows the run did not touch read ``unchanged``; a row with several outcomes (a campaign
-    renamed and paused) shows the worst, with every message.
+    renamed and paused) shows the worst, with every message. ``refs`` (the dictionaries the
+    plan was made with, e.g. ``tables.refs`` or ``account.refs``) match the rows of a kind
+    sent as codes (languages) to their outcomes.
     """
     found = _index(result.outcomes)
+    codes = codes_of(refs)
     path = Path(path)
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         for name in RESULT_SHEETS:
@@ -115,7 +126,7 @@ def write_result_workbook(
                 continue
             outcomes, messages = [], []
             for row in df.astype(object).where(df.notna(), None).to_dict("records"):
-                hits = [o for key in _row_keys(name, row) for o in found.get(key, [])]
+                hits = [o for key in _row_keys(name, row, codes) for o in found.get(key, [])]
                 outcome, message = _worst(hits) if hits else ("unchanged", None)
                 outcomes.append(outcome)
                 messages.append(message)
