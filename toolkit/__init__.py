@@ -53,6 +53,10 @@ PUBLIC: dict[str, str] = {
     "undo": "toolkit.bulk",
     "export_workbook": "toolkit.bulk.workbook",
     "read_workbook": "toolkit.bulk.workbook",
+    # bid reports (pandas)
+    "BidReport": "toolkit.reports",
+    "bid_report": "toolkit.reports",
+    "price_history": "toolkit.reports",
 }
 
 #: Modules whose public names are imported with ``toolkit`` (they do not import pandas).

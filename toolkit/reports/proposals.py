@@ -1,0 +1,173 @@
+"""Bid proposals of a report: which country bids to move, where to, and what it costs a day.
+
+``to`` is one of:
+
+- ``minimum``: raise each comparable bid below the minimum to the minimum;
+- ``recommended``: raise each comparable bid under the recommended price (below minimum or
+  between) to the recommended price;
+- ``cap``: lower each overpaying bid to the recommended price.
+
+New bids are the price in the bid's unit rounded *up* to 4 decimals (a rounded-down minimum
+would still be below it). Rows that are not comparable, or whose price could not be asked,
+are never proposed.
+
+Budget impact, per row: ``spend_now`` and ``spend_new`` are the estimated USD a day at the
+current and the new bid (the estimated traffic, impressions a day, bought at the bid:
+``impressions / 1000 * bid`` for a CPM bid, ``impressions * ctr * bid`` for a CPC bid, so a
+CPC bid's spend needs ``ctr=``; NaN otherwise). ``campaign_spend_new`` adds up the campaign's
+rows of the report at their new bids (unchanged rows at their current bid; rows without an
+estimate count nothing), to compare with the campaign's daily limit (``limit_day_sum``,
+``over_day_limit``); ``balance_days`` is the account balance over the daily spend of every
+row of the report at the proposal's bids.
+
+>>> new_bid(0.12341, "minimum"), new_bid(0.5, "cap")
+(0.1235, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import spec
+from ..frames.schemas import FLOAT, INT, STRING
+from .frame import geo
+from .units import spend_per_day
+from .zones import ABOVE, AT, BELOW, BETWEEN, OVERPAYING, traffic_at
+
+#: Where a proposal moves bids: the zones it takes, and the price it moves them to.
+TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
+    "minimum": ((BELOW,), "minimum"),
+    "recommended": ((BELOW, BETWEEN), "recommended"),
+    "cap": ((OVERPAYING,), "recommended"),
+}
+_ = (ABOVE, AT)  # the zones no proposal moves
+
+
+def check_target(to: str) -> tuple[tuple[str, ...], str]:
+    try:
+        return TARGETS[to]
+    except KeyError:
+        raise ValueError(f"to must be one of {', '.join(TARGETS)}, got {to!r}") from None
+
+
+def new_bid(price: float, to: str) -> float:
+    """The price rounded up to 4 decimals (the bid a proposal writes)."""
+    check_target(to)
+    return math.ceil(round(price * 10_000, 6)) / 10_000
+
+
+def chosen(frame: pd.DataFrame, to: str) -> pd.DataFrame:
+    """The rows a proposal moves, with their ``new_bid`` (bids already there left out)."""
+    zones, price = check_target(to)
+    ok = frame["comparable"] & frame["error"].isna() & frame["zone"].isin(zones)
+    rows = frame[ok.fillna(False).astype(bool)].copy()
+    rows["new_bid"] = [new_bid(p, to) for p in rows[price]]
+    return rows[~np.isclose(rows["new_bid"], rows["bid"], rtol=0, atol=1e-12)]
+
+
+def _spend(traffic: Any, bid: Any, mode: Any, ctr: Any) -> float:
+    rate = None if pd.isna(ctr) else float(ctr)
+    return spend_per_day(float(traffic), float(bid), str(mode), rate)
+
+
+def proposals(
+    frame: pd.DataFrame, to: str, limits: pd.Series, balance: float | None
+) -> pd.DataFrame:
+    """One row per moved bid: campaign, country, old and new bid, traffic and spend a day
+    now and at the new bid, the campaign's spend against its daily limit, the balance."""
+    rows = chosen(frame, to)
+    rows["traffic_new"] = [
+        traffic_at(b, m, r, lo, hi)
+        for b, m, r, lo, hi in zip(
+            rows["new_bid"],
+            rows["minimum"],
+            rows["recommended"],
+            rows["minimum_traffic"].astype("float64"),
+            rows["recommended_traffic"].astype("float64"),
+            strict=True,
+        )
+    ]
+    rows["spend_new"] = [
+        _spend(t, b, m, c)
+        for t, b, m, c in zip(
+            rows["traffic_new"], rows["new_bid"], rows["mode"], rows["ctr"], strict=True
+        )
+    ]
+    totals = _campaign_spend(frame, rows)
+    out = pd.DataFrame(
+        {
+            "campaign_id": rows["campaign_id"],
+            "name": rows["name"],
+            "ad_format": rows["ad_format"],
+            "mode": rows["mode"],
+            geo(): rows[geo()],
+            "zone": rows["zone"],
+            "old_bid": rows["bid"],
+            "new_bid": rows["new_bid"].astype(FLOAT),
+            "change_pct": (rows["new_bid"] / rows["bid"] - 1.0) * 100.0,
+            "minimum": rows["minimum"],
+            "recommended": rows["recommended"],
+            "traffic_now": rows["traffic_estimate"],
+            "traffic_new": rows["traffic_new"].astype(FLOAT),
+            "spend_now": rows["spend_estimate"],
+            "spend_new": rows["spend_new"].astype(FLOAT),
+        }
+    )
+    out["spend_change"] = out["spend_new"] - out["spend_now"]
+    return _budget(out, totals, limits, balance)
+
+
+def _campaign_spend(frame: pd.DataFrame, moved: pd.DataFrame) -> pd.Series:
+    """USD a day per campaign with the moved rows at their new bids."""
+    spend = frame["spend_estimate"].copy()
+    spend.loc[moved.index] = moved["spend_new"]
+    return spend.groupby(frame["campaign_id"]).sum(min_count=1)
+
+
+def _budget(
+    out: pd.DataFrame, totals: pd.Series, limits: pd.Series, balance: float | None
+) -> pd.DataFrame:
+    """``limits``: the campaigns' daily spending limits (``limit_day_sum``) by id."""
+    out["campaign_spend_new"] = out["campaign_id"].map(totals).astype(FLOAT)
+    out["limit_day_sum"] = out["campaign_id"].map(limits).astype(FLOAT)
+    over = out["campaign_spend_new"] > out["limit_day_sum"]
+    known = out["campaign_spend_new"].notna() & out["limit_day_sum"].notna()
+    out["over_day_limit"] = pd.array(over.where(known, None).tolist(), dtype="boolean")
+    total = float(totals.sum(min_count=1)) if len(totals) else math.nan
+    out["balance"] = math.nan if balance is None else float(balance)
+    out["balance_days"] = out["balance"] / total if total and total > 0 else math.nan
+    out = out.reset_index(drop=True)
+    return out.astype({"campaign_id": INT, "name": STRING, geo(): STRING})
+
+
+def desired_countries(countries: pd.DataFrame, moved: pd.DataFrame) -> pd.DataFrame:
+    """The countries table with the moved bids written in."""
+    out = countries.copy()
+    key = list(zip(out["campaign_id"].astype(int), out[geo()].astype(str), strict=True))
+    bids = {
+        (int(c), str(g)): float(b)
+        for c, g, b in zip(moved["campaign_id"], moved[geo()], moved["new_bid"], strict=True)
+    }
+    out["bid"] = [bids.get(k, b) for k, b in zip(key, out["bid"], strict=True)]
+    return out
+
+
+def action_rows(moved: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of a country-bids action workbook that set the moved bids."""
+    return [
+        {
+            "action": "set",
+            "target": spec.bid_kind().name,
+            "campaign": int(c),
+            "item": str(g),
+            "bid": float(b),
+        }
+        for c, g, b in zip(moved["campaign_id"], moved[geo()], moved["new_bid"], strict=True)
+    ]
+
+
+__all__ = ["TARGETS", "action_rows", "chosen", "desired_countries", "new_bid", "proposals"]

@@ -1,0 +1,292 @@
+"""Bid estimate reports: every campaign's country bids against the service's minimum and
+recommended price, with the traffic each buys, and proposals that become plans.
+
+>>> import toolkit
+>>> client = toolkit.connect()                                        # doctest: +SKIP
+>>> report = toolkit.bid_report(client, ctr=0.01)                     # doctest: +SKIP
+>>> report.frame.groupby("zone", observed=False).size()               # doctest: +SKIP
+>>> plan = report.propose("minimum")                                  # doctest: +SKIP
+>>> result = plan.apply(client)                                       # doctest: +SKIP
+>>> toolkit.undo(client, result.run_id)                               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..bulk.actions_templates import write_template
+from ..bulk.plan import Plan, make_plan
+from ..client import Client
+from ..client import connect as connect_client
+from ..frames import Account, load_account, load_balance
+from . import frame as report_frame
+from . import history as price_store
+from . import proposals as proposal
+from . import sensitivity as sens
+from .queries import Answer, Query, ask_all, build_query, campaign_targeting, query_codes
+from .units import Ctr, check_ctr
+from .zones import DEFAULT_OVERPAY, DEFAULT_TOLERANCE, ZONES, check_bounds
+
+
+@dataclass(eq=False, repr=False)
+class BidReport:
+    """A bid report: :attr:`frame` (one row per campaign x country, see :func:`bid_report`),
+    the :attr:`account` it was made from, and the :attr:`client` that asked the prices.
+
+    ``calls`` is the number of price calls made (distinct queries), ``naive_calls`` the
+    number a call per row would have made; ``queries`` maps each row's query key to the
+    :class:`~toolkit.reports.queries.Query`, ``answers`` to its answer.
+    """
+
+    frame: pd.DataFrame
+    account: Account
+    client: Client | None
+    queries: dict[str, Query] = field(default_factory=dict)
+    answers: dict[str, Answer] = field(default_factory=dict)
+    ctr: Ctr = None
+    overpay: float = DEFAULT_OVERPAY
+    tolerance: float = DEFAULT_TOLERANCE
+    progress: bool = True
+    made_at: pd.Timestamp = field(default_factory=lambda: pd.Timestamp.now(tz="UTC"))
+    sensitivity_frame: pd.DataFrame | None = None
+
+    # ------------------------------------------------------------------ figures
+
+    @property
+    def calls(self) -> int:
+        """Price calls made for the report (one per distinct query)."""
+        return sum(1 for q in self.queries.values() if not q.problem)
+
+    @property
+    def naive_calls(self) -> int:
+        """Price calls of one call per campaign x country."""
+        return len(self.frame)
+
+    @property
+    def balance(self) -> float | None:
+        """The account balance (USD), or None when it could not be read."""
+        table = self.account.balance
+        if len(table) and pd.notna(table["balance"].iloc[0]):
+            return float(table["balance"].iloc[0])
+        if self.client is None:
+            return None
+        try:
+            return float(load_balance(self.client)["balance"].iloc[0])
+        except Exception:  # noqa: BLE001 - the balance is a figure of the budget, not needed
+            return None
+
+    def summary(self) -> pd.DataFrame:
+        """Rows per format and zone (not comparable and failed rows in their own columns)."""
+        df = self.frame
+        counts = df.groupby(["ad_format", "zone"], observed=False).size().unstack("zone")
+        counts = counts.reindex(columns=list(ZONES), fill_value=0)
+        by_format = df.groupby("ad_format", observed=False)
+        counts["not comparable"] = by_format["comparable"].apply(lambda s: int((~s).sum()))
+        counts["error"] = by_format["error"].apply(lambda s: int(s.notna().sum()))
+        counts["rows"] = by_format.size()
+        return counts
+
+    def __repr__(self) -> str:
+        zones = self.frame["zone"].value_counts().reindex(list(ZONES), fill_value=0)
+        shown = ", ".join(f"{z} {n}" for z, n in zones.items())
+        errors = int(self.frame["error"].notna().sum())
+        return (
+            f"<BidReport {len(self.frame)} rows, {self.frame['campaign_id'].nunique()} "
+            f"campaigns, {self.calls} price calls ({self.naive_calls} rows): {shown}; "
+            f"not comparable {int((~self.frame['comparable']).sum())}, errors {errors}>"
+        )
+
+    # ------------------------------------------------------------------ proposals
+
+    def proposals(self, to: str = "minimum") -> pd.DataFrame:
+        """The bids a proposal moves, with their budget impact; see
+        :mod:`toolkit.reports.proposals`."""
+        campaigns = self.account.campaigns
+        limits = pd.Series(
+            campaigns["limit_day_sum"].to_numpy(), index=campaigns["id"].astype("int64")
+        )
+        return proposal.proposals(self.frame, to, limits, self.balance)
+
+    def _countries(self) -> pd.DataFrame:
+        countries = self.account.countries
+        ids = self.frame["campaign_id"].unique()
+        return countries[countries["campaign_id"].isin(ids)].reset_index(drop=True)
+
+    def propose(
+        self,
+        to: str = "minimum",
+        *,
+        client: Client | None = None,
+        live: Account | None = None,
+        **options: Any,
+    ) -> Plan:
+        """The :class:`~toolkit.bulk.plan.Plan` that moves the bids of :meth:`proposals`.
+
+        The desired ``countries`` table is the report's with the new bids; the report's
+        account is the base of the three-way diff, and live state is read again for the
+        campaigns the proposal touches (or ``live`` is used), so a bid changed since the
+        report is a conflict, not overwritten. ``options`` go to
+        :func:`~toolkit.bulk.plan.make_plan` (``allow=``, ``prefer=``). Preview it, then
+        ``plan.apply(client)``; the run is journaled and ``toolkit.undo`` restores the bids.
+        """
+        moved = proposal.chosen(self.frame, to)
+        base = self._countries()
+        desired = proposal.desired_countries(base, moved)
+        return make_plan(
+            self._client(client),
+            {"countries": desired},
+            base={"countries": base},
+            live=live,
+            **options,
+        )
+
+    def to_actions(self, path: str | os.PathLike[str], to: str = "minimum") -> Path:
+        """Write the proposal as a country-bids action workbook (one ``set`` row per moved
+        bid); :func:`toolkit.bulk.actions.plan_actions` reads it back into the same calls."""
+        moved = proposal.chosen(self.frame, to)
+        title = f"Country bids proposed by a bid report (to {to})"
+        text = [
+            f"Made {self.made_at:%Y-%m-%d %H:%M} UTC: {len(moved)} bid(s) moved to the {to} "
+            "price. action set, target country, item the ISO country code, bid in USD per the "
+            "campaign's buying model (CPM: per 1000 impressions, CPC: per click)."
+        ]
+        return write_template(path, title, text, proposal.action_rows(moved))
+
+    # ------------------------------------------------------------------ sensitivity
+
+    def sensitivity_cost(self, campaign_id: int | None = None, country: str | None = None) -> int:
+        """How many extra price calls :meth:`sensitivity` would make."""
+        return len(sens.plan_queries(self._rows(campaign_id, country), self.answers)[1])
+
+    def sensitivity(
+        self, campaign_id: int | None = None, country: str | None = None
+    ) -> pd.DataFrame:
+        """Prices and traffic with one targeting dimension dropped at a time, for one row
+        (or every row of a campaign, or of the report); the extra calls are counted and
+        announced first (on standard error, when the report shows progress)."""
+        planned, new = sens.plan_queries(self._rows(campaign_id, country), self.answers)
+        if self.progress:
+            print(f"Sensitivity: {len(new)} extra price call(s)", file=sys.stderr)
+        if new:
+            self.answers.update(
+                ask_all(self._client(None), new, progress=self.progress, desc="Sensitivity")
+            )
+        return sens.frame(planned, self.answers)
+
+    def _rows(self, campaign_id: int | None, country: str | None) -> list[tuple[int, str, Query]]:
+        df = self.frame
+        geo = report_frame.geo()
+        mask = pd.Series(True, index=df.index)
+        if campaign_id is not None:
+            mask &= df["campaign_id"] == int(campaign_id)
+        if country is not None:
+            mask &= df[geo] == str(country).upper()
+        picked = df[mask]
+        if not len(picked):
+            raise KeyError(f"no row of the report for campaign {campaign_id}, {country}")
+        return [
+            (int(c), str(g), self.queries[k])
+            for c, g, k in zip(picked["campaign_id"], picked[geo], picked["query"], strict=True)
+        ]
+
+    def _client(self, client: Client | None) -> Client:
+        client = client or self.client
+        if client is None:
+            raise ValueError("this needs a client: pass client=")
+        return client
+
+
+def _source(
+    source: Client | Account,
+    campaign_ids: Sequence[int] | None,
+    client: Client | None,
+    progress: bool,
+) -> tuple[Account, Client]:
+    """The account (loaded with ``mode="full"`` from a client) and the client for prices."""
+    if isinstance(source, Account):
+        if source.mode != "full":
+            raise ValueError(
+                f"a bid report needs the campaigns' targeting: load the account with "
+                f"mode='full' (this one is mode={source.mode!r})"
+            )
+        return source, client or connect_client(base_url=source.source)
+    account = load_account(source, campaign_ids, mode="full", progress=progress)
+    return account, client or source
+
+
+def row_queries(account: Account, rows: pd.DataFrame) -> list[Query]:
+    """The price query of each row: its campaign's format and targeting, its country."""
+    targeting = campaign_targeting(account.targets)
+    codes = query_codes(account.refs)
+    return [
+        build_query(str(fmt), targeting.get(int(cid), {}), str(g), codes)
+        for cid, fmt, g in zip(
+            rows["campaign_id"], rows["ad_format"], rows[report_frame.geo()], strict=True
+        )
+    ]
+
+
+def bid_report(
+    source: Client | Account,
+    campaign_ids: Sequence[int] | None = None,
+    *,
+    client: Client | None = None,
+    overpay: float = DEFAULT_OVERPAY,
+    tolerance: float = DEFAULT_TOLERANCE,
+    ctr: float | Mapping[str, float] | None = None,
+    progress: bool = True,
+    history: str | os.PathLike[str] | None = "default",
+    sensitivity: bool = False,
+    workers: int = 8,
+) -> BidReport:
+    """Every country bid of the campaigns against the minimum and recommended price.
+
+    ``source`` is a client (the account is loaded with ``mode="full"``, the campaigns
+    ``campaign_ids`` or all) or a loaded :class:`~toolkit.Account` (``mode="full"``;
+    ``campaign_ids`` keeps some of its campaigns). Prices are asked with ``client=``, or
+    the client given as ``source``; an account without one connects to its ``source`` URL
+    with the configured key (:func:`toolkit.connect`).
+
+    Each row's price is asked with the campaign's own targeting (every kind with a price
+    parameter) and the row's country; identical queries are asked once, ``workers`` at a
+    time; a failed price call gives rows with ``error`` set.
+
+    Units: the price operation's prices are per click (``CPC``) for push and in-page, per
+    1,000 impressions (``CPM``) for popunders and video (``price_unit``). A campaign that
+    buys in the other model is ``comparable=False`` (no zone, no position, no proposal) unless
+    ``ctr=`` gives a click-through rate (a share, or ``{format: share}``): its prices are
+    then converted to its unit (``CPC = CPM / (1000 * ctr)``). ``minimum`` and
+    ``recommended`` are in the bid's unit when comparable, in ``price_unit`` otherwise.
+
+    Zones (``overpay``: ratio over the recommended price past which a bid overpays;
+    ``tolerance``: share of it within which a bid is at it) and ``traffic_estimate`` (an
+    estimate): :mod:`toolkit.reports.zones`. ``history``: the price history file
+    (``"default"``: beside the journal; ``None``: none). ``sensitivity=True`` fills
+    :attr:`BidReport.sensitivity_frame` (one more call per row and dimension, announced).
+    """
+    check_ctr(ctr)
+    check_bounds(overpay, tolerance)
+    account, client = _source(source, campaign_ids, client, progress)
+    rows = report_frame.rows_of(account, campaign_ids)
+    queries = row_queries(account, rows)
+    answers = ask_all(client, queries, workers=workers, progress=progress)
+    keys = [q.key for q in queries]
+    df = report_frame.build(rows, keys, answers, ctr=ctr, overpay=overpay, tolerance=tolerance)
+    if history is not None:
+        path = None if str(history) == "default" else history
+        price_store.append(path, queries, answers, source=account.source)
+    queried = {q.key: q for q in queries}
+    report = BidReport(df, account, client, queried, answers, ctr, overpay, tolerance, progress)
+    if sensitivity and len(df):
+        report.sensitivity_frame = report.sensitivity()
+    return report
+
+
+__all__ = ["BidReport", "bid_report"]
