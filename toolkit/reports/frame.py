@@ -70,6 +70,13 @@ def dtypes() -> dict[str, object]:
     }
 
 
+def contract_columns() -> tuple[str, ...]:
+    """The columns the plots and files are written against, in order (those after ``error``
+    were added later)."""
+    names = list(dtypes())
+    return tuple(names[: names.index("error") + 1])
+
+
 def rows_of(account: Account, campaign_ids: Sequence[int] | None) -> pd.DataFrame:
     """The account's campaign x country rows with their campaign's columns."""
     rows = account.join("countries", list(CAMPAIGN_COLUMNS))
@@ -169,4 +176,13 @@ def empty() -> pd.DataFrame:
     return conform(pd.DataFrame({name: [] for name in dtypes()}))
 
 
-__all__ = ["CAMPAIGN_COLUMNS", "build", "conform", "dtypes", "empty", "geo", "rows_of"]
+__all__ = [
+    "CAMPAIGN_COLUMNS",
+    "build",
+    "contract_columns",
+    "conform",
+    "dtypes",
+    "empty",
+    "geo",
+    "rows_of",
+]
