@@ -323,6 +323,9 @@ def test_each_report_appends_its_prices_to_the_history(client, tmp_path):
     row = first.frame.iloc[0]
     asked = history[history["query"] == row["query"]]
     assert len(asked) == 2 and (asked["minimum_traffic"] == row["minimum_traffic"]).all()
+    mine = second.history()
+    assert len(mine) == first.calls + second.calls  # the same queries, asked twice
+    assert first.frame["query"].isin(mine["query"]).all()
     us = toolkit.price_history(path, country="us", ad_format="push")
     assert len(us) and (us["country"] == "US").all() and (us["ad_format"] == "push").all()
 

@@ -56,6 +56,7 @@ class BidReport:
     progress: bool = True
     made_at: pd.Timestamp = field(default_factory=lambda: pd.Timestamp.now(tz="UTC"))
     sensitivity_frame: pd.DataFrame | None = None
+    history_path: Path | None = None
 
     # ------------------------------------------------------------------ figures
 
@@ -92,6 +93,14 @@ class BidReport:
         counts["error"] = by_format["error"].apply(lambda s: int(s.notna().sum()))
         counts["rows"] = by_format.size()
         return counts
+
+    def history(self) -> pd.DataFrame | None:
+        """The price history of this report's queries (every report that asked them, this
+        one included), oldest first; None when the report wrote no history."""
+        if self.history_path is None:
+            return None
+        df = price_store.price_history(self.history_path)
+        return df[df["query"].isin(list(self.queries))].reset_index(drop=True)
 
     def __repr__(self) -> str:
         zones = self.frame["zone"].value_counts().reindex(list(ZONES), fill_value=0)
@@ -279,11 +288,13 @@ def bid_report(
     answers = ask_all(client, queries, workers=workers, progress=progress)
     keys = [q.key for q in queries]
     df = report_frame.build(rows, keys, answers, ctr=ctr, overpay=overpay, tolerance=tolerance)
+    stored = None
     if history is not None:
-        path = None if str(history) == "default" else history
-        price_store.append(path, queries, answers, source=account.source)
+        stored = price_store.history_path(None if str(history) == "default" else history)
+        price_store.append(stored, queries, answers, source=account.source)
     queried = {q.key: q for q in queries}
     report = BidReport(df, account, client, queried, answers, ctr, overpay, tolerance, progress)
+    report.history_path = stored
     if sensitivity and len(df):
         report.sensitivity_frame = report.sensitivity()
     return report
