@@ -60,6 +60,28 @@ def check_ctr(ctr: Ctr) -> None:
             )
 
 
+def parse_ctr(text: str | None) -> Ctr:
+    """A ctr as the command line takes it: ``0.01``, or ``push=0.01,pops=0.002``.
+
+    >>> parse_ctr("0.01"), parse_ctr("push=0.02, video=0.005")
+    (0.01, {'push': 0.02, 'video': 0.005})
+    """
+    if text is None:
+        return None
+    try:
+        if "=" not in text:
+            ctr: Ctr = float(text)
+        else:
+            pairs = [p.partition("=") for p in text.split(",")]
+            ctr = {f.strip().lower(): float(v) for f, _, v in pairs}
+    except ValueError:
+        raise ValueError(
+            f"ctr: {text!r} is not a share like 0.01 or push=0.01,pops=0.002"
+        ) from None
+    check_ctr(ctr)
+    return ctr
+
+
 def ctr_for(ctr: Ctr, ad_format: str) -> float | None:
     """The ctr of a format: the one number, or the mapping's entry (None when not given)."""
     if ctr is None:
@@ -98,6 +120,7 @@ __all__ = [
     "PER_MILLE",
     "PRICE_UNITS",
     "check_ctr",
+    "parse_ctr",
     "convert",
     "ctr_for",
     "price_unit",
