@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..frames.account import TABLES
+from ..frames.export import excel_ready
 from .call_kinds import ITEM_TABLES, TargetCalls, call_key, codes_of
 from .calls import CAMPAIGN, CPA_RULE, CREATIVE
 from .workbook_layout import SHEET_ROWS
@@ -92,15 +93,6 @@ def _index(outcomes: Iterable[Outcome]) -> dict[tuple[Any, ...], list[Outcome]]:
     return out
 
 
-def _excel_ready(df: pd.DataFrame) -> pd.DataFrame:
-    """Excel holds no time zones: timestamps are written in UTC without one."""
-    out = df.copy()
-    for col in out.columns:
-        if isinstance(out[col].dtype, pd.DatetimeTZDtype):
-            out[col] = out[col].dt.tz_convert("UTC").dt.tz_localize(None)
-    return out
-
-
 def write_result_workbook(
     result: ApplyResult,
     desired: Mapping[str, pd.DataFrame],
@@ -130,7 +122,7 @@ def write_result_workbook(
                 outcome, message = _worst(hits) if hits else ("unchanged", None)
                 outcomes.append(outcome)
                 messages.append(message)
-            out = _excel_ready(df)
+            out = excel_ready(df)  # Excel holds no time zones: UTC without one
             out["outcome"] = outcomes
             out["message"] = messages
             _write(writer, name, out)

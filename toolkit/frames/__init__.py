@@ -9,6 +9,8 @@ listed in docs/frames.md); nothing is left to inference.
 >>> frames.load_campaigns(client, ad_format="push")                     # doctest: +SKIP
 >>> account = toolkit.load_account(client)                              # doctest: +SKIP
 >>> account.join("targets").query("kind == 'os'")                       # doctest: +SKIP
+>>> account.to_excel("account.xlsx", joined=["countries"])              # doctest: +SKIP
+>>> frames.excel_ready(df).to_excel("frame.xlsx")                        # doctest: +SKIP
 """
 
 from .account import TABLES, Account, SnapshotError
@@ -35,6 +37,7 @@ from .dictionaries import (
     refs_frames,
     search_frame,
 )
+from .export import excel_ready, write_excel
 from .loader import failures_frame, load_account
 from .prices import balance_frame, load_balance, load_prices, prices_frame
 from .rules import bid_rules_frame, cpa_rules_frame, load_bid_rules, load_cpa_rules
@@ -65,6 +68,7 @@ __all__ = [
     "creative_files_frame",
     "creatives_frame",
     "empty",
+    "excel_ready",
     "failures_frame",
     "fetch_creatives",
     "frame",
@@ -90,4 +94,5 @@ __all__ = [
     "refs_frames",
     "search_frame",
     "targets_frame",
+    "write_excel",
 ]

@@ -238,6 +238,43 @@ class Account:
         tmp.replace(manifest_path)
         return folder
 
+    def to_excel(
+        self,
+        path: str | os.PathLike[str],
+        tables: Sequence[str] | None = None,
+        *,
+        joined: Sequence[str] | bool = (),
+        join_columns: Sequence[str] | None = None,
+    ) -> Path:
+        """Write the tables to an ``.xlsx`` file for people: one sheet per table.
+
+        ``tables`` picks the tables (default: those this load filled, ``campaigns`` first).
+        ``joined`` adds, for each table named (``True``: every one picked but ``campaigns``),
+        a sheet ``<table>_joined`` with :meth:`join`'s frame (``join_columns`` picks the
+        campaign columns; default all). Timestamps are written in UTC without a zone (Excel
+        holds none), text that starts like a formula stays text, a table past a million rows
+        continues on ``<table> (2)`` (see :func:`toolkit.frames.export.write_excel`).
+
+        This is a file to read, filter and chart; to edit the account in Excel and apply the
+        edits, export the editable workbook instead (``toolkit.export_workbook``).
+
+        >>> account.to_excel("account.xlsx", joined=["countries"])        # doctest: +SKIP
+        PosixPath('account.xlsx')
+        """
+        from .export import write_excel
+
+        names = list(self.loaded_tables if tables is None else tables)
+        for name in names:
+            self.table(name)  # KeyError naming the tables for an unknown one
+        if joined is True:
+            joined = [n for n in names if n != "campaigns"]
+        elif isinstance(joined, str):
+            joined = [joined]
+        sheets = {name: self.table(name) for name in names}
+        for name in joined or ():
+            sheets[f"{name}_joined"] = self.join(name, join_columns)
+        return write_excel(sheets, path)
+
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Account:
         """Read a snapshot written by :meth:`save` (the folder or its ``manifest.json``).
