@@ -1,0 +1,239 @@
+"""A bid report as an Excel workbook (openpyxl):
+
+- ``summary``: the headline, bids per zone and ad format, the proposals' totals, and a
+  stacked bar chart of zones by format (an Excel chart, drawn by Excel or LibreOffice);
+- ``bids``: every row of the report, ``zone`` cells in their colours (rows without a zone say
+  why: not comparable, no estimate, error), a colour scale on ``position`` (0 at the
+  minimum, 1 at the recommended price);
+- one sheet per proposal (``to minimum``, ``to recommended``, ``cap to recommended``) in the
+  form of a country-bids action workbook's ``actions`` sheet, the campaign's name, old bid
+  and estimated spend beside it. Rename a sheet to ``actions`` (or write it alone with
+  :func:`~toolkit.reports.parts.proposal_workbook`) and ``campaign-toolkit plan`` reads it.
+
+Text is always written as text, never as a formula (a name like ``=SUM(A1)`` stays a name).
+
+>>> to_excel(report, "bids.xlsx")                                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..bulk.actions_templates import COLUMNS as ACTION_COLUMNS
+from . import view
+from .parts import PROPOSALS, Parts, action_rows, old_bid_column, parts, proposal_totals
+from .style import COLOURS, STATES, ZONES, country_column, states, text_colour
+
+SUMMARY_SHEET = "summary"
+BIDS_SHEET = "bids"
+#: Colour scale of ``position``: below 0 (under the minimum), 1 (the recommended price), 2.
+POSITION_SCALE = (("num", 0, "F4B183"), ("num", 1, "A9D9C2"), ("num", 2, "E3B7D2"))
+_FORMULA_START = ("=", "+", "-", "@")
+
+
+def _value(value: Any) -> Any:
+    """A cell's value as openpyxl takes it: NA empty, numpy scalars as Python, times naive
+    UTC (Excel has no time zones), categories as text."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    if isinstance(value, pd.Timestamp):
+        ts = value.tz_convert("UTC").tz_localize(None) if value.tzinfo else value
+        return ts.to_pydatetime()
+    return value
+
+
+def _put(ws: Any, row: int, column: int, value: Any) -> Any:
+    """One cell; text stays text (a leading ``=``, ``+``, ``-``, ``@`` is not a formula)."""
+    value = _value(value)
+    cell = ws.cell(row=row, column=column, value=value)
+    if isinstance(value, str):
+        cell.data_type = "s"
+        if value.startswith(_FORMULA_START):
+            cell.quotePrefix = True
+    return cell
+
+
+def _number_format(column: str) -> str | None:
+    if column.endswith("_pct"):
+        return "0.0"
+    if column == "position":
+        return "0.00"
+    if "traffic" in column:
+        return "#,##0"
+    if column in ("bid", "old_bid", "new_bid", "minimum", "recommended") or "gap" in column:
+        return "0.0000"
+    if column.startswith("spend") or column in ("balance", "limit_day_sum"):
+        return "#,##0.00"
+    if column == "asked_at":
+        return "yyyy-mm-dd hh:mm"
+    return None
+
+
+def write_table(ws: Any, df: pd.DataFrame, *, row: int = 1, col: int = 1) -> int:
+    """``df`` with a bold header at (``row``, ``col``); number formats by column name.
+    Returns the row after the table."""
+    from openpyxl.styles import Font
+
+    for j, name in enumerate(df.columns):
+        _put(ws, row, col + j, str(name)).font = Font(bold=True)
+    formats = [_number_format(str(c)) for c in df.columns]
+    for i, values in enumerate(df.itertuples(index=False, name=None), start=row + 1):
+        for j, value in enumerate(values):
+            cell = _put(ws, i, col + j, value)
+            if formats[j]:
+                cell.number_format = formats[j]
+    return row + len(df) + 1
+
+
+def _fill(colour: str) -> Any:
+    from openpyxl.styles import PatternFill
+
+    return PatternFill("solid", fgColor=colour.lstrip("#"))
+
+
+def _widths(ws: Any, df: pd.DataFrame, *, col: int = 1, most: int = 40) -> None:
+    from openpyxl.utils import get_column_letter
+
+    for j, name in enumerate(df.columns):
+        sample = [len(view.cell_text(v, str(name))) for v in df[name].head(200)]
+        width = min(most, max([len(str(name)), *sample]) + 2)
+        ws.column_dimensions[get_column_letter(col + j)].width = width
+
+
+def _bids_sheet(wb: Any, frame: pd.DataFrame) -> None:
+    """Every row; ``zone`` says the row's state, in its colour; a colour scale on position."""
+    from openpyxl.formatting.rule import ColorScaleRule
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    ws = wb.create_sheet(BIDS_SHEET)
+    table = frame.copy()
+    st = states(frame).astype(str)
+    table["zone"] = st.to_numpy()
+    end = write_table(ws, table)
+    zone_col = list(table.columns).index("zone") + 1
+    for i, state in enumerate(st, start=2):
+        cell = ws.cell(row=i, column=zone_col)
+        cell.fill = _fill(COLOURS[state])
+        if state in (STATES[-1], ZONES[0]):
+            cell.font = Font(color="FFFFFF")
+    if "position" in table.columns and len(table):
+        letter = get_column_letter(list(table.columns).index("position") + 1)
+        (s, m, e) = POSITION_SCALE
+        rule = ColorScaleRule(
+            start_type=s[0], start_value=s[1], start_color=s[2],
+            mid_type=m[0], mid_value=m[1], mid_color=m[2],
+            end_type=e[0], end_value=e[1], end_color=e[2],
+        )  # fmt: skip
+        ws.conditional_formatting.add(f"{letter}2:{letter}{end - 1}", rule)
+    ws.freeze_panes = "C2"
+    ws.auto_filter.ref = ws.dimensions
+    _widths(ws, table)
+
+
+def _chart(ws: Any, first_row: int, table: pd.DataFrame, anchor: str) -> None:
+    """A stacked bar chart of the summary's state columns, one bar per ad format."""
+    from openpyxl.chart import BarChart, Reference
+
+    chart = BarChart()
+    chart.type = "bar"
+    chart.grouping = "stacked"
+    chart.overlap = 100
+    chart.title = "Bids by zone and ad format"
+    chart.y_axis.title = "rows (campaign x country bids)"
+    chart.x_axis.title = "ad format"
+    names = list(table.columns)
+    formats = len(table) - 1  # the last row is "all"
+    cats = Reference(ws, min_col=1, min_row=first_row + 1, max_row=first_row + formats)
+    for state in [s for s in STATES if s in names]:
+        col = names.index(state) + 1
+        data = Reference(ws, min_col=col, min_row=first_row, max_row=first_row + formats)
+        chart.add_data(data, titles_from_data=True)
+        chart.series[-1].graphicalProperties.solidFill = COLOURS[state].lstrip("#")
+        chart.series[-1].graphicalProperties.line.noFill = True
+    chart.set_categories(cats)
+    chart.width, chart.height = 22, 10
+    ws.add_chart(chart, anchor)
+
+
+def _summary_sheet(wb: Any, p: Parts) -> None:
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+
+    ws = wb.active
+    ws.title = SUMMARY_SHEET
+    _put(ws, 1, 1, p.title).font = Font(bold=True, size=14)
+    _put(ws, 2, 1, view.headline(p.frame))
+    table = view.summary(p.frame).reset_index()
+    first = 4
+    end = write_table(ws, table, row=first)
+    ws.row_dimensions[first].height = 30
+    for j, name in enumerate(table.columns, start=1):
+        head = ws.cell(row=first, column=j)
+        head.alignment = Alignment(wrap_text=True, vertical="top")
+        ws.column_dimensions[get_column_letter(j)].width = 20 if j == 1 else 12
+        if name in COLOURS:
+            head.fill = _fill(COLOURS[name])
+            head.font = Font(bold=True, color=text_colour(COLOURS[name]).lstrip("#"))
+    totals = proposal_totals(p.proposals)
+    row = end + 1
+    if len(totals):
+        _put(ws, row, 1, "Proposals (plans; spend is an estimate)").font = Font(bold=True)
+        row = write_table(ws, totals, row=row + 1) + 1
+    notes = [
+        "Prices and bids in USD: per click (CPC) or per 1000 impressions (CPM).",
+        "Traffic is the service's estimate, interpolated at the bid.",
+        "Each proposal sheet has the columns of an action workbook's 'actions' sheet: rename",
+        "it to 'actions' (or copy its rows into templates/country_bids.xlsx), then",
+        "campaign-toolkit plan FILE shows the calls and campaign-toolkit apply FILE applies them.",
+    ]
+    for i, line in enumerate(notes):
+        _put(ws, row + i, 1, line)
+    if len(table) > 1:
+        _chart(ws, first, table, f"A{row + len(notes) + 1}")
+
+
+def _proposal_sheet(wb: Any, to: str, proposal: pd.DataFrame) -> None:
+    """The action rows of a proposal, with the campaign's name, the old bid and any other
+    column of the proposal beside them (the action workbook's reader reads only its own)."""
+    ws = wb.create_sheet(PROPOSALS.get(to, to)[:31])
+    actions = pd.DataFrame(action_rows(proposal), columns=list(ACTION_COLUMNS))
+    moved = proposal[proposal["new_bid"].notna()]
+    keyed = moved.set_index(["campaign_id", country_column()])
+    keys = list(zip(actions["campaign"], actions["item"], strict=True))
+    skip = {"campaign_id", country_column(), "new_bid"}
+    extra = keyed.reindex(keys)[[c for c in keyed.columns if c not in skip]].reset_index(drop=True)
+    old = old_bid_column(proposal)
+    extra = extra.rename(columns={old: "old_bid"}) if old in extra else extra
+    table = pd.concat([actions, extra], axis=1)
+    write_table(ws, table)
+    ws.freeze_panes = "A2"
+    _widths(ws, table)
+
+
+def to_excel(report: Any, path: str | os.PathLike[str], *, title: str | None = None) -> Path:
+    """The report as an .xlsx workbook: ``summary`` (with a chart), ``bids``, one sheet per
+    proposal (action-workbook form)."""
+    from openpyxl import Workbook
+
+    p = parts(report, title=title)
+    wb = Workbook()
+    _summary_sheet(wb, p)
+    _bids_sheet(wb, p.frame)
+    for to, proposal in p.proposals.items():
+        _proposal_sheet(wb, to, proposal)
+    path = Path(path)
+    wb.save(path)
+    return path
+
+
+__all__ = ["BIDS_SHEET", "POSITION_SCALE", "SUMMARY_SHEET", "to_excel", "write_table"]
