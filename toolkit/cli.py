@@ -325,6 +325,55 @@ def _history(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``report bids --format`` -> the report's method that writes it.
+REPORT_FORMATS: dict[str, str] = {"html": "to_html", "xlsx": "to_excel", "pdf": "to_pdf"}
+
+
+def _report_bids(args: argparse.Namespace) -> int:
+    import toolkit
+
+    from .reports.units import parse_ctr
+    from .reports.zones import DEFAULT_TOLERANCE, check_bounds
+
+    path = Path(args.output)
+    fmt = args.format or path.suffix.lower().lstrip(".")
+    if fmt not in REPORT_FORMATS:
+        raise CliError(f"{args.output}: name it .html, .xlsx or .pdf, or give --format")
+    if path.is_dir() or not path.parent.is_dir():
+        raise CliError(f"{args.output}: {'is a folder' if path.is_dir() else 'no such folder'}")
+    try:
+        ctr = parse_ctr(args.ctr)
+        check_bounds(args.overpay, DEFAULT_TOLERANCE)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    history = None if args.no_history else "default"
+    report = toolkit.bid_report(
+        _client(args), args.campaigns, overpay=args.overpay, ctr=ctr, history=history,
+        progress=sys.stderr.isatty(),
+    )  # fmt: skip
+    failed = report.account.failures
+    unknown = failed.loc[failed["error"].astype(str) == "NotFoundError", "campaign_id"]
+    if len(unknown):
+        raise CliError(f"unknown campaign id(s) {', '.join(map(str, unknown))}; nothing written")
+    print(f"{report}\nWrote {getattr(report, REPORT_FORMATS[fmt])(path)}")
+    return 0
+
+
+def _report_parser(sub: argparse._SubParsersAction) -> None:
+    rp = sub.add_parser("report", help="reports on the account")
+    bids = rp.add_subparsers(dest="report", required=True).add_parser(
+        "bids", help="country bids against the minimum and recommended bid (html, xlsx, pdf)"
+    )
+    bids.add_argument("-o", "--output", required=True, help="the file to write")
+    bids.add_argument("--format", choices=tuple(REPORT_FORMATS), help="default: from -o")
+    bids.add_argument("--campaigns", type=campaign_ids, default=None, help="ids, comma-separated")
+    bids.add_argument("--overpay", type=float, default=1.5, help="overpaying past X x recommended")
+    bids.add_argument("--ctr", default=None, help="click-through rate (0.01, or push=0.01,...)")
+    bids.add_argument("--no-history", action="store_true", help="do not keep the prices asked")
+    _account_options(bids)
+    bids.set_defaults(func=_report_bids)
+
+
 def _demo(args: argparse.Namespace) -> int:
     """The main job, on the built-in sandbox: load, export, edit from a template, plan,
     apply, report."""
@@ -398,6 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     _export_parser(sub)
     _plan_parsers(sub)
     _run_parsers(sub)
+    _report_parser(sub)
     de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
     de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
     de.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -26,6 +26,7 @@ from ..bulk.plan import Plan, make_plan
 from ..client import Client
 from ..client import connect as connect_client
 from ..frames import Account, load_account, load_balance
+from . import files, view
 from . import frame as report_frame
 from . import history as price_store
 from . import proposals as proposal
@@ -111,6 +112,24 @@ class BidReport:
             f"campaigns, {self.calls} price calls ({self.naive_calls} rows): {shown}; "
             f"not comparable {int((~self.frame['comparable']).sum())}, errors {errors}>"
         )
+
+    def _repr_html_(self) -> str:
+        return view.repr_html(self.frame)
+
+    # ------------------------------------------------------------------ files
+
+    def to_html(self, path: str | os.PathLike[str], **options: Any) -> Path:
+        """One self-contained HTML page (:func:`toolkit.reports.files.to_html`)."""
+        return files.to_html(self, path, **options)
+
+    def to_excel(self, path: str | os.PathLike[str], **options: Any) -> Path:
+        """An .xlsx workbook with the proposals as action sheets
+        (:func:`toolkit.reports.files.to_excel`)."""
+        return files.to_excel(self, path, **options)
+
+    def to_pdf(self, path: str | os.PathLike[str], **options: Any) -> Path:
+        """A PDF of the summary and the plots (:func:`toolkit.reports.files.to_pdf`)."""
+        return files.to_pdf(self, path, **options)
 
     # ------------------------------------------------------------------ proposals
 
