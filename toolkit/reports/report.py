@@ -12,6 +12,7 @@ recommended price, with the traffic each buys, and proposals that become plans.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -34,6 +35,8 @@ from . import sensitivity as sens
 from .queries import Answer, Query, ask_all, build_query, campaign_targeting, query_codes
 from .units import Ctr, check_ctr
 from .zones import DEFAULT_OVERPAY, DEFAULT_TOLERANCE, ZONES, check_bounds
+
+log = logging.getLogger("toolkit.reports")
 
 
 @dataclass(eq=False, repr=False)
@@ -198,8 +201,10 @@ class BidReport:
     ) -> pd.DataFrame:
         """Prices and traffic with one targeting dimension dropped at a time, for one row
         (or every row of a campaign, or of the report); the extra calls are counted and
-        announced first (on standard error, when the report shows progress)."""
+        announced first (logger ``toolkit.reports``, and on standard error when the report
+        shows progress; :meth:`sensitivity_cost` counts them without asking)."""
         planned, new = sens.plan_queries(self._rows(campaign_id, country), self.answers)
+        log.info("sensitivity: %d extra price call(s)", len(new))
         if self.progress:
             print(f"Sensitivity: {len(new)} extra price call(s)", file=sys.stderr)
         if new:
