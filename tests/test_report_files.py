@@ -173,6 +173,19 @@ def test_the_workbook_has_the_rows_the_colour_scale_the_chart_and_the_proposals(
     assert [c.value for c in sheet[1]][6:8] == ["name", "old_bid"]
 
 
+def test_control_characters_and_an_empty_report(tmp_path):
+    odd = synthetic_frame()
+    odd["name"] = odd["name"].str.replace("friends", "friends\x07", regex=False)
+    path = files.to_excel(odd, tmp_path / "odd.xlsx")
+    names = [c.value for c in openpyxl.load_workbook(path)[BIDS_SHEET]["B"][1:]]
+    assert any("friends" in n and "\x07" not in n for n in names)
+    empty = synthetic_frame().iloc[:0]
+    wb = openpyxl.load_workbook(files.to_excel(empty, tmp_path / "empty.xlsx"))
+    assert wb[BIDS_SHEET].max_row == 1 and not wb[SUMMARY_SHEET]._charts
+    assert "No bids in the report" in files.to_html(empty, tmp_path / "e.html").read_text("utf-8")
+    assert pdf_pages(files.to_pdf(empty, tmp_path / "e.pdf")) == 3
+
+
 # --------------------------------------------------------------------------- PDF
 
 

@@ -165,7 +165,12 @@ def page(p: Parts, *, max_campaigns: int = MAX_CAMPAIGNS) -> str:
         f"<h1>{title}</h1><p>{html.escape(view.headline(p.frame))}. Made {made}.</p>",
         _units_note(),
         "<h2>Summary</h2>",
-        view.table_html(view.summary(p.frame), index=True, caption="Bids per zone and ad format"),
+        view.table_html(
+            view.summary(p.frame),
+            index=True,
+            caption="Bids per zone and ad format",
+            state_headers=True,
+        ),
         _legend_html(),
     ]
     for i, (name, fig) in enumerate(figs):

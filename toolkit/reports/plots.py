@@ -214,7 +214,7 @@ def _mark_bid(ax: Any, row: pd.Series, state: str, curve: tuple[float, ...]) -> 
         f"bid {_fmt(bid)}: ~{at:,.0f} a day ({state})",
         (bid, at),
         textcoords="offset points",
-        xytext=(-8 if right else 8, -14 if at > 0.8 * curve[3] else 8),
+        xytext=(-8 if right else 8, -14 if at > 0.8 * ax.get_ylim()[1] else 8),
         ha="right" if right else "left",
         fontsize=9,
     )
@@ -237,13 +237,14 @@ def traffic_curve(frame: pd.DataFrame, campaign_id: int, code: str) -> Figure:
     x = np.unique(np.concatenate([np.linspace(0, top, 240), [lo, hi, lo - max(1e-7, lo * 1e-6)]]))
     fig = Figure(figsize=(8, 4.5), layout="constrained")
     ax = fig.add_subplot()
-    line = ax.plot(x, _traffic_at(x, *curve), color="#444444", lw=2)[0]
+    y = _traffic_at(x, *curve)
+    line = ax.plot(x, y, color="#444444", lw=2)[0]
     line.set_label("estimated traffic (interpolated)")
     ax.axvline(lo, color=COLOURS["below minimum"], ls="--", lw=1, label=f"minimum {_fmt(lo)}")
     ax.axvline(hi, color=COLOURS["at recommended"], ls="--", lw=1, label=f"recommended {_fmt(hi)}")
     ax.set_xlim(0, top)
+    ax.set_ylim(0, max(float(np.nanmax(y)), t_hi, t_lo) * 1.12 or 1)
     _mark_bid(ax, row, state, curve)
-    ax.set_ylim(0, max(t_hi, t_lo) * 1.15 or 1)
     ax.yaxis.set_major_formatter("{x:,.0f}")
     ax.set_xlabel(f"bid ({unit_label(row['mode'] if row['comparable'] else row['price_unit'])})")
     ax.set_ylabel("estimated impressions a day (estimate)")
@@ -269,6 +270,8 @@ def _counts(frame: pd.DataFrame, column: str, top: int | None) -> pd.DataFrame:
 def _stacked(table: pd.DataFrame, title: str, ylabel: str) -> Figure:
     """Horizontal stacked bars, one per group, a segment per state (zones always in the
     legend, the other states when present)."""
+    if table.empty:
+        return _message_figure(title, "No bids in the report.")
     fig = Figure(figsize=(9, 1.8 + 0.38 * max(len(table), 2)), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(table))[::-1]

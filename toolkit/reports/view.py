@@ -114,7 +114,11 @@ def _cell(value: Any, column: str, colour: str | None = None) -> str:
         value = value.item()
     text = html.escape(cell_text(value, column))
     is_text = not isinstance(value, (int, float)) or isinstance(value, bool)
-    css = f' style="background:{colour};color:{text_colour(colour)}"' if colour else ""
+    css = (
+        f' style="background:{colour};color:{text_colour(colour)};white-space:nowrap"'
+        if colour
+        else ""
+    )
     return f"<td{' class=t' if is_text else ''}{css}>{text}</td>"
 
 
@@ -125,11 +129,13 @@ def table_html(
     colour_column: str | None = None,
     colours: Sequence[str | None] | None = None,
     index: bool = False,
+    state_headers: bool = False,
 ) -> str:
     """``df`` as an HTML table; ``colour_column``'s cells painted with ``colours`` (one per
-    row, None for none), and the header cells named after a state in its colour."""
+    row, None for none); with ``state_headers``, the header cells named after a state in
+    its colour."""
     data = df.reset_index() if index else df
-    head = "".join(_header(str(c)) for c in data.columns)
+    head = "".join(_header(str(c), state_headers) for c in data.columns)
     body = []
     for i, values in enumerate(data.itertuples(index=False, name=None)):
         tds = [
@@ -141,8 +147,8 @@ def table_html(
     return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _header(name: str) -> str:
-    if name in COLOURS:
+def _header(name: str, coloured: bool) -> str:
+    if coloured and name in COLOURS:
         colour = COLOURS[name]
         style = f' style="background:{colour};color:{text_colour(colour)}"'
         return f"<th{style}>{html.escape(name)}</th>"
@@ -175,7 +181,9 @@ def headline(frame: pd.DataFrame) -> str:
 
 def summary_html(frame: pd.DataFrame, *, title: str = "Bid report") -> str:
     """A headline and the table of :func:`summary`, in a ``div.ctk-report``."""
-    table = table_html(summary(frame), index=True, caption="Bids per zone and ad format")
+    table = table_html(
+        summary(frame), index=True, caption="Bids per zone and ad format", state_headers=True
+    )
     return (
         f'<div class="ctk-report">{_CSS}<h3>{html.escape(title)}</h3>'
         f"<p>{html.escape(headline(frame))}</p>{table}</div>"
