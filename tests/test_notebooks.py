@@ -147,11 +147,13 @@ def test_the_kernel_is_this_python_without_a_key(jupyter, tmp_path):
 @pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.name)
 def test_notebook_runs(path: Path, jupyter, tmp_path):
     started = time.perf_counter()
+    failure = None
     try:
         run_notebook(path, tmp_path, jupyter)
     except CellExecutionError as exc:
-        message = ANSI.sub("", str(exc))  # IPython colours its tracebacks
-        pytest.fail(f"{path.name} failed:\n{message}", pytrace=False)
+        failure = ANSI.sub("", str(exc))  # IPython colours its tracebacks
+    if failure is not None:
+        pytest.fail(f"{path.name} failed:\n{failure}", pytrace=False)
     print(f"{path.name}: {time.perf_counter() - started:.1f} s")
 
 
