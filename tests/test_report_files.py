@@ -210,6 +210,10 @@ def test_parts_take_a_report_a_frame_or_a_mapping(fake):
     p = files.parts(fake)
     assert list(p.proposals) == list(files.PROPOSALS) and p.history is not None
     assert files.parts({"frame": fake.frame, "title": "T"}).title == "T"
+    totals = files.proposal_totals(p.proposals).set_index("proposal")
+    assert totals["bids"].tolist() == [2, 8, 2]
+    assert totals.loc["to minimum", "spend_new (USD a day)"] == pytest.approx(80 + 1100)
+    assert view.cell_text(5.7838, "new_bid") == "5.7838" and view.cell_text(12.0, "bid") == "12.0"
     with pytest.raises(TypeError):
         files.parts(42)
 

@@ -205,6 +205,15 @@ def test_price_drift_picks_countries_and_formats_and_says_when_empty():
     assert "No price history" in empty.axes[0].texts[0].get_text()
 
 
+def test_ask_rounds_split_at_a_repeated_query_or_a_pause():
+    history = synthetic_history(days=2).iloc[[0, 1, 2, 6, 0, 1]].reset_index(drop=True)
+    at = pd.Timestamp("2026-11-20 09:00", tz="UTC")
+    seconds = [0, 1, 2, 3, 4, 4000 + 5]  # the last after a pause of more than an hour
+    history["asked_at"] = [at + pd.Timedelta(seconds=s) for s in seconds]
+    # rows 0-3 are distinct queries; row 4 repeats row 0; row 5 follows a pause
+    assert plots.ask_rounds(history).tolist() == [0, 0, 0, 0, 1, 2]
+
+
 # --------------------------------------------------------------------------- a real report
 
 

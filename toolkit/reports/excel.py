@@ -77,8 +77,10 @@ def _number_format(column: str) -> str | None:
         return "#,##0"
     if column in ("bid", "old_bid", "new_bid", "minimum", "recommended") or "gap" in column:
         return "0.0000"
-    if column.startswith("spend") or column in ("balance", "limit_day_sum"):
+    if "spend" in column or column in ("balance", "limit_day_sum"):
         return "#,##0.00"
+    if column.endswith("_days"):
+        return "0.0"
     if column == "asked_at":
         return "yyyy-mm-dd hh:mm"
     return None

@@ -142,7 +142,8 @@ def _proposals_html(p: Parts) -> str:
     ]
     for to, df in p.proposals.items():
         caption = f"{PROPOSALS.get(to, to)}: {len(df)} bids"
-        out.append(view.table_html(df, caption=caption) if len(df) else f"<h3>{caption}</h3>")
+        table = view.table_html(df, caption=caption) if len(df) else f"<h3>{caption}</h3>"
+        out.append(f'<div style="overflow-x:auto">{table}</div>')
     return "".join(out)
 
 

@@ -103,7 +103,8 @@ def action_rows(proposal: pd.DataFrame) -> list[dict[str, Any]]:
 
 def proposal_totals(proposals: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per proposal: bids moved, campaigns, and the estimated spend a day now and
-    with the new bids (summed where the proposal has ``spend_now``/``spend_new``)."""
+    with the new bids, summed over the bids that have an estimate (a CPC bid needs a ctr),
+    where the proposal has ``spend_now``/``spend_new``."""
     rows = []
     for to, df in proposals.items():
         row: dict[str, Any] = {
@@ -111,6 +112,8 @@ def proposal_totals(proposals: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
             "bids": len(action_rows(df)),
             "campaigns": int(df["campaign_id"].nunique()) if len(df) else 0,
         }
+        if "spend_new" in df.columns:
+            row["bids with a spend estimate"] = int(df["spend_new"].notna().sum())
         for col in ("spend_now", "spend_new", "spend_change"):
             if col in df.columns:
                 row[f"{col} (USD a day)"] = float(df[col].sum(min_count=1))

@@ -388,7 +388,8 @@ def price_drift(
 ) -> Figure:
     """Minimum (dashed) and recommended (solid) price per country over time, one panel per
     ad format (their units differ). ``codes`` picks countries (default: the ``top`` most
-    asked of each format). Each report's asks are one point (:func:`ask_rounds`); where a
+    asked of each format; a country keeps its colour in every panel when ten colours are
+    enough). Each report's asks are one point (:func:`ask_rounds`); where a
     country was asked with several targetings in a round, the median is drawn."""
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
@@ -401,9 +402,10 @@ def price_drift(
     axes = fig.subplots(max(len(formats), 1), 1, squeeze=False, sharex=True)[:, 0]
     parts = [_history_part(history, fmt, codes, top) for fmt in formats]
     names = sorted({str(c) for part, _ in parts for c in part[country_column()]})
-    colours = {c: f"C{i % 10}" for i, c in enumerate(names)}
+    shared = {c: f"C{i}" for i, c in enumerate(names)} if len(names) <= 10 else None
     for ax, fmt, (part, n_queries) in zip(axes, formats, parts, strict=False):
-        _drift_axis(ax, part, colours)
+        own = sorted({str(c) for c in part[country_column()]})
+        _drift_axis(ax, part, shared or {c: f"C{i % 10}" for i, c in enumerate(own)})
         median = f", median of up to {n_queries} queries a country" if n_queries > 1 else ""
         ax.set_title(f"{fmt}{median}", loc="left", fontsize=10)
         ax.set_ylabel(unit_label(units.get(fmt)))

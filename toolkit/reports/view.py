@@ -82,12 +82,21 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: Columns of prices and bids: shown to the 4 decimals a bid has.
+PRICE_COLUMNS = frozenset(
+    {"bid", "old_bid", "new_bid", "minimum", "recommended", "gap_minimum", "gap_recommended"}
+)
+
+
 def _number(value: float, column: str) -> str:
+    if column in PRICE_COLUMNS:
+        text = f"{value:,.4f}".rstrip("0")
+        return text + "0" if text.endswith(".") else text
     if column.endswith("_pct"):
         return f"{value:+.1f}%"
-    if column == "position":
+    if column == "position" or column.endswith("_days"):
         return f"{value:.2f}"
-    if column.startswith("spend") or column == "balance":
+    if "spend" in column or column in ("balance", "limit_day_sum"):
         return f"{value:,.2f}"
     if "traffic" in column or "limit" in column or column in ("campaigns", "rows"):
         return f"{value:,.0f}"
@@ -215,6 +224,7 @@ def styled(frame: pd.DataFrame) -> Any:
 
 
 __all__ = [
+    "PRICE_COLUMNS",
     "TABLE_COLUMNS",
     "cell_text",
     "headline",
