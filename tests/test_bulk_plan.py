@@ -288,7 +288,10 @@ def test_undo_restores_the_previous_state_exactly(client, journal):
         pd.testing.assert_frame_equal(
             sorted_table(before[name], cols), sorted_table(after[name], cols), check_dtype=False
         )
-    assert len(history(journal)) == 2
+    runs = history(journal).set_index("run_id")
+    assert len(runs) == 2
+    assert runs.loc[undone.run_id, "undoes"] == result.run_id
+    assert pd.isna(runs.loc[result.run_id, "undoes"])
 
 
 def test_unknown_run_is_an_error(client, journal):

@@ -94,6 +94,7 @@ def apply_plan(
     progress: bool = True,
     journal: Journal | str | None = "default",
     verify: bool = True,
+    undoes: str | None = None,
 ) -> ApplyResult:
     """Send every call of ``plan`` in order and report each campaign and item.
 
@@ -102,12 +103,13 @@ def apply_plan(
     affected campaigns are read back and any difference from the plan's intent is listed.
     The journal (``None`` to skip it) is written ahead: each call is committed before it is
     sent and its outcomes as they arrive, so that :func:`toolkit.undo` and
-    :func:`toolkit.history` work after the client was killed mid-apply.
+    :func:`toolkit.history` work after the client was killed mid-apply. ``undoes`` names the
+    run this one undoes (``history()`` shows it).
     """
     from tqdm.auto import tqdm
 
     book = open_journal(journal) if journal is not None else None
-    run_id = book.start_run(client, plan) if book is not None else None
+    run_id = book.start_run(client, plan, undoes) if book is not None else None
     sender = _JournaledSender(_Runner(client), book, run_id, len(plan.calls))
     result = ApplyResult(run_id=run_id)
     dropped: dict[tuple[str, int, Any], float] = {}

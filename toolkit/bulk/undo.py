@@ -43,7 +43,7 @@ def undo(
     book = open_journal(journal)
     plan = inverse_plan(book.outcomes(run_id))
     plan.calls[:] = [c for c in plan.calls if call_kind(c.target).prepare_undo(client, c)]
-    return apply_plan(plan, client, progress=progress, journal=book)
+    return apply_plan(plan, client, progress=progress, journal=book, undoes=run_id)
 
 
 __all__ = ["inverse_plan", "undo"]
