@@ -121,6 +121,10 @@ def test_the_notebook_view_counts_and_colours_zones(fake):
     looked = [r for r in page.rows if r and r[0].isdigit() and len(r) > 10]
     assert len(looked) == 4  # below minimum or overpaying, first
     assert "4 campaigns, 14 country bids" in " ".join(page.text)
+    pytest.importorskip("jinja2")
+    styled = view.styled(fake.frame).to_html()
+    assert f"background-color: {COLOURS['error']}" in styled and "&lt;script&gt;" in styled
+    assert "<script>" not in styled
 
 
 # --------------------------------------------------------------------------- XLSX

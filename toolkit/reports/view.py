@@ -211,8 +211,8 @@ def repr_html(frame: pd.DataFrame, *, title: str = "Bid report", rows: int = 20)
 
 
 def styled(frame: pd.DataFrame) -> Any:
-    """The report's rows as a pandas Styler, zone cells in their colours (needs jinja2,
-    which Jupyter has)."""
+    """The report's rows as a pandas Styler, zone cells in their colours, text escaped
+    (needs jinja2, which Jupyter has)."""
     table = frame[table_columns(frame)].copy()
     table["zone"] = states(frame).astype(str).to_numpy()
 
@@ -220,7 +220,7 @@ def styled(frame: pd.DataFrame) -> Any:
         colour = COLOURS.get(str(value))
         return f"background-color:{colour};color:{text_colour(colour)}" if colour else ""
 
-    return table.style.map(paint, subset=["zone"]).format(precision=4, na_rep="")
+    return table.style.map(paint, subset=["zone"]).format(precision=4, na_rep="", escape="html")
 
 
 __all__ = [
