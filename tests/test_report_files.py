@@ -271,6 +271,8 @@ def test_files_of_a_real_report_and_its_proposals_read_as_actions(real, tmp_path
         assert got == expected and all(
             len(a.campaigns) == 1 for a in read_actions(book, real.account)
         )
+        in_place = read_actions(path, real.account, sheet=files.PROPOSALS[to])
+        assert [(a.campaigns[0], a.item, a.bid) for a in in_place] == expected
         alone = files.proposal_workbook(proposal, tmp_path / f"{to}-alone.xlsx", to=to)
         assert [
             (a.campaigns[0], a.item, a.bid) for a in read_actions(alone, real.account)

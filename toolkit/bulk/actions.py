@@ -79,29 +79,31 @@ def is_action_workbook(path: str | os.PathLike[str]) -> bool:
         return _actions_sheet(book.names) is not None
 
 
-def _actions_sheet(names: list[str]) -> str | None:
-    """The ``actions`` sheet, whatever its case and surrounding spaces (``Actions``)."""
-    return next((n for n in names if n.strip().lower() == SHEET), None)
+def _actions_sheet(names: list[str], sheet: str = SHEET) -> str | None:
+    """The sheet named ``sheet``, whatever its case and surrounding spaces (``Actions``)."""
+    return next((n for n in names if n.strip().lower() == sheet.strip().lower()), None)
 
 
-def _sheet_rows(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[int]]:
-    """The ``actions`` sheet as records (lower-cased headers) and their Excel rows; a
-    missing sheet or column, a formula or merged cells raise one WorkbookError."""
+def _sheet_rows(
+    path: str | os.PathLike[str], sheet: str = SHEET
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The ``actions`` sheet (or ``sheet``) as records (lower-cased headers) and their Excel
+    rows; a missing sheet or column, a formula or merged cells raise one WorkbookError."""
     with Book(path) as book:
-        name = _actions_sheet(book.names)
+        name = _actions_sheet(book.names, sheet)
         if name is None:
-            problem = WorkbookProblem(SHEET, None, None, None, "missing: no 'actions' sheet")
+            problem = WorkbookProblem(sheet, None, None, None, f"missing: no '{sheet}' sheet")
             raise WorkbookError([problem], str(path))
         rows = book.rows(name)
         scan = book.scan(name)
     header = [str(c).strip().lower() if not is_empty(c) else "" for c in (rows[0] if rows else [])]
     problems = [
-        WorkbookProblem(SHEET, 1, c, None, "missing column") for c in COLUMNS if c not in header
+        WorkbookProblem(sheet, 1, c, None, "missing column") for c in COLUMNS if c not in header
     ]
     letters = {get_column_letter(i + 1): h for i, h in enumerate(header)}
     problems += [
         WorkbookProblem(
-            SHEET,
+            sheet,
             r,
             letters.get(col, col),
             text,
@@ -111,7 +113,7 @@ def _sheet_rows(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], lis
     ]
     problems += [
         WorkbookProblem(
-            SHEET,
+            sheet,
             int(re.sub(r"[A-Z]", "", ref.split(":")[0])),
             None,
             None,
@@ -130,16 +132,21 @@ def _sheet_rows(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], lis
     return records, numbers
 
 
-def read_actions(path: str | os.PathLike[str], account: Account) -> list[Action]:
-    """The rows of the ``actions`` sheet, checked against the account; one
-    :class:`~toolkit.errors.WorkbookError` lists every problem of every row."""
-    return check_actions(path, account)[0]
+def read_actions(
+    path: str | os.PathLike[str], account: Account, *, sheet: str = SHEET
+) -> list[Action]:
+    """The rows of the ``actions`` sheet (or of ``sheet``, such as a bid report's proposal
+    sheet), checked against the account; one :class:`~toolkit.errors.WorkbookError` lists
+    every problem of every row."""
+    return check_actions(path, account, sheet=sheet)[0]
 
 
-def check_actions(path: str | os.PathLike[str], account: Account) -> tuple[list[Action], list[str]]:
+def check_actions(
+    path: str | os.PathLike[str], account: Account, *, sheet: str = SHEET
+) -> tuple[list[Action], list[str]]:
     """The checked actions and warnings (campaigns a row leaves out, and why)."""
-    records, numbers = _sheet_rows(path)
-    return _check(records, numbers, account, str(path))
+    records, numbers = _sheet_rows(path, sheet)
+    return _check(records, numbers, account, str(path), sheet)
 
 
 @dataclass
@@ -168,7 +175,11 @@ class _Campaigns:
 
 
 def _check(
-    records: list[dict[str, Any]], numbers: list[int], account: Account, path: str
+    records: list[dict[str, Any]],
+    numbers: list[int],
+    account: Account,
+    path: str,
+    sheet: str = SHEET,
 ) -> tuple[list[Action], list[str]]:
     known = _Campaigns.of(account)
     problems: list[WorkbookProblem] = []
@@ -177,7 +188,7 @@ def _check(
     for row, values in zip(numbers, records, strict=True):
         checked = _Row(row, values, known, warnings)
         if checked.found:
-            problems += checked.found
+            problems += [p._replace(sheet=sheet) for p in checked.found]
         else:
             out.append(checked.action())
     if problems:
@@ -462,18 +473,21 @@ def _edit(df: pd.DataFrame, a: Action, values: dict[str, Any], key: list[str]) -
     return pd.concat([df, extra], ignore_index=True)
 
 
-def plan_actions(client: Client, path: str | os.PathLike[str], **options: Any) -> Plan:
+def plan_actions(
+    client: Client, path: str | os.PathLike[str], *, sheet: str = SHEET, **options: Any
+) -> Plan:
     """The plan of an action workbook: the live account with its actions applied.
 
-    The sheet is read (and a broken file refused) before anything is asked of the service;
-    the rows are then checked against the live account. Campaigns a row leaves out (``set``
-    of a country a campaign does not target) are listed in ``plan.warnings``.
+    The sheet (``actions``, or ``sheet``: a bid report workbook's ``to minimum`` sheet, say)
+    is read (and a broken file refused) before anything is asked of the service; the rows are
+    then checked against the live account. Campaigns a row leaves out (``set`` of a country a
+    campaign does not target) are listed in ``plan.warnings``.
     """
     from .plan import make_plan, read_live
 
-    records, numbers = _sheet_rows(path)
+    records, numbers = _sheet_rows(path, sheet)
     account = read_live(client)  # IncompleteReadError when a part could not be read
-    actions, warnings = _check(records, numbers, account, str(path))
+    actions, warnings = _check(records, numbers, account, str(path), sheet)
     plan = make_plan(client, desired_tables(actions, account), live=account, **options)
     if not records:
         warnings.append(
