@@ -94,5 +94,8 @@ def test_demo_runs_on_the_built_in_sandbox(tmp_path):
     values["CAMPAIGN_TOOLKIT_CONFIG"] = str(tmp_path / "missing.toml")
     out = run(["demo", "--out", str(tmp_path / "demo"), "--quiet"], values).stdout
     assert "Plan:" in out and "Applied:" in out and "failed" not in out
-    for name in ("account.xlsx", "actions.xlsx", "result.csv", "journal.db"):
+    assert "4. Bid report:" in out
+    for name in ("account.xlsx", "actions.xlsx", "result.csv", "journal.db", "bids.html"):
         assert (tmp_path / "demo" / name).exists()
+    page = (tmp_path / "demo" / "bids.html").read_text(encoding="utf-8")
+    assert "<svg" in page and "below minimum" in page

@@ -375,58 +375,9 @@ def _report_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    """The main job, on the built-in sandbox: load, export, edit from a template, plan,
-    apply, report."""
-    import toolkit
+    from .demo import run_demo
 
-    from .bulk.actions import TEMPLATES, plan_actions, write_template
-    from .bulk.workbook import export_workbook
-
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    client = toolkit.connect(api_key=None, base_url=None)
-    print(f"1. Loading the account from {client.base_url} ...")
-    account = toolkit.load_account(client, progress=not args.quiet)
-    print(account)
-    workbook = export_workbook(account, out / "account.xlsx")
-    print(f"2. Exported {workbook}")
-    countries = account.table("countries").groupby("campaign_id").head(1).head(3)
-    rows = [
-        {"action": "add", "target": "subid_black", "campaign": "push", "item": sub}
-        for sub in ("deadbeef01", "deadbeef02", "deadbeef03")
-    ]
-    rows += [
-        {
-            "action": "set",
-            "target": "country",
-            "campaign": int(r.campaign_id),
-            "item": r.country,
-            "bid": round(float(r.bid) * 1.1, 4),
-        }
-        for r in countries.itertuples(index=False)
-    ]
-    title, text, _examples = TEMPLATES["blacklist.xlsx"]
-    actions = write_template(out / "actions.xlsx", title, text, rows)
-    print(
-        f"3. Edit from the blacklist template ({actions}): 3 subIds blacklisted in every push"
-        f" campaign, {len(countries)} country bids raised by 10%"
-    )
-    plan = plan_actions(client, actions)
-    print(plan.summary())
-    columns = ["step", "action", "target", "campaigns", "items"]
-    print(plan.to_frame()[columns].to_string(index=False))
-    result = plan.apply(client, progress=not args.quiet, journal=out / "journal.db")
-    frame = result.to_frame()
-    print(result.summary())
-    shown = ["action", "target", "campaign_id", "item", "bid", "outcome"]
-    print(frame[shown].head(15).to_string(index=False))
-    report = out / "result.csv"
-    frame.to_csv(report, index=False)
-    print(
-        f"4. Files left for you in {out}/: account.xlsx (the export), actions.xlsx (the edit),"
-        " result.csv (one row per campaign and item), journal.db (for undo)"
-    )
-    return 0 if result.ok else 3
+    return run_demo(Path(args.out), quiet=args.quiet)
 
 
 def build_parser() -> argparse.ArgumentParser:
