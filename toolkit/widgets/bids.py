@@ -1,0 +1,264 @@
+"""``BidForm``: the country bids of the selected campaigns in one paged table, the minimum,
+recommended price and zone of each beside it (asked on a button: it costs price calls), and
+edits of the rows shown: absolute, by a percentage, to the minimum, to the recommended price,
+capped at the recommended price; countries added and removed.
+
+>>> form = toolkit.widgets.BidForm(client, [1000001])                 # doctest: +SKIP
+>>> form.prices_button.click()                                         # doctest: +SKIP
+>>> form.how.value = "minimum"; form.change_button.click()            # doctest: +SKIP
+>>> form.plan()                                                        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as w
+import numpy as np
+import pandas as pd
+
+from .. import spec
+from ..reports import bid_report
+from ..reports.zones import ZONES, zone
+from .edits import BID_EDITS, COUNTRIES, add_countries, drop_countries, new_bids
+from .form import Form, button
+from .kinds import dictionary_options
+
+PAGE_ROWS = 50
+
+
+class BidForm(Form):
+    """Country bids. Widgets: ``countries`` (SelectMultiple, ``Countries``: the rows' countries;
+    none picked = all), ``zone_filter`` (Dropdown, ``Zone``: the zone of each bid with the
+    edits), ``prices_button`` (``ct-prices``),
+    ``bids_view`` (HTML, ``ct-bid-table``, one page), ``prev_button``/``next_button``
+    (``ct-prev``/``ct-next``), ``how`` (Dropdown, ``Edit``: ``set``, ``percent``, ``minimum``,
+    ``recommended``, ``cap``), ``amount`` (FloatText, ``Value``), ``change_button``
+    (``ct-change``), ``new_country`` (Dropdown, ``Country``), ``new_bid`` (FloatText,
+    ``Bid (USD)``), ``add_button`` (``ct-add-country``), ``remove_button``
+    (``ct-remove-country``). CSS class ``ct-bid-form``."""
+
+    css = "ct-bid-form"
+    title = "Country bids"
+
+    def build(self) -> list[w.Widget]:
+        self.page = 0
+        self.prices: pd.DataFrame | None = None
+        self.report = None
+        self.countries = w.SelectMultiple(options=[], rows=6, description="Countries")
+        self.zone_filter = w.Dropdown(
+            options=[("(any)", None), *[(z, z) for z in ZONES]],
+            description="Zone",
+            tooltip="rows of one zone (after Get prices)",
+        )
+        self.prices_button = button(
+            "Get prices",
+            "ask the minimum and recommended prices (one price call per distinct targeting)",
+            "ct-prices",
+        )
+        self.bids_view = w.HTML()
+        self.bids_view.add_class("ct-bid-table")
+        self.prev_button = button("<", "previous page", "ct-prev")
+        self.next_button = button(">", "next page", "ct-next")
+        self.page_label = w.HTML()
+        self.how = w.Dropdown(
+            options=[(label, k) for k, (label, _p) in BID_EDITS.items()],
+            value="set",
+            description="Edit",
+            tooltip="how to change the bids",
+        )
+        self.amount = w.FloatText(value=0.0, description="Value", tooltip="USD, or % for a change")
+        self.change_button = button(
+            "Change bids of the rows", "change the bids of the rows shown (all pages)", "ct-change"
+        )
+        self.new_country = w.Dropdown(options=[], description="Country")
+        self.new_bid = w.FloatText(value=0.0, description="Bid (USD)")
+        self.add_button = button("Add country", "target the country at the bid", "ct-add-country")
+        self.remove_button = button(
+            "Remove countries",
+            "stop targeting the countries picked under Countries",
+            "ct-remove-country",
+        )
+        for box in (self.countries, self.zone_filter):
+            box.observe(lambda _c: self._guarded("filter", self._first_page), "value")
+        wire = {
+            self.prices_button: ("prices", self.ask_prices),
+            self.prev_button: ("page", lambda: self._turn(-1)),
+            self.next_button: ("page", lambda: self._turn(1)),
+            self.change_button: ("change bids", self.change),
+            self.add_button: ("add country", self.add_country),
+            self.remove_button: ("remove countries", self.remove_countries),
+        }
+        for b, (name, func) in wire.items():
+            b.on_click(lambda _b, name=name, func=func: self._guarded(name, func))
+        return [
+            w.HBox([self.countries, w.VBox([self.zone_filter, self.prices_button])]),
+            w.HBox([self.prev_button, self.page_label, self.next_button]),
+            self.bids_view,
+            w.HBox([self.how, self.amount, self.change_button]),
+            w.HBox([self.new_country, self.new_bid, self.add_button, self.remove_button]),
+        ]
+
+    # ------------------------------------------------------------------ rows
+
+    def rows(self) -> pd.DataFrame:
+        """The rows the edits apply to: bids of the selected campaigns (with the edits), of the
+        countries picked (all when none) and of the zone picked; the prices beside them."""
+        geo = spec.bid_kind().column
+        df = self.table_rows()
+        if self.countries.value:
+            df = df[df[geo].isin(list(self.countries.value))]
+        if self.zone_filter.value is not None:
+            df = df[df["zone"].astype(object) == self.zone_filter.value]
+        return df
+
+    def table_rows(self) -> pd.DataFrame:
+        geo = spec.bid_kind().column
+        df = self.table(COUNTRIES)
+        df = df[df["campaign_id"].isin(list(self.selected))]
+        out = df[["campaign_id", geo, "bid"]].copy()
+        out["_row"] = df.index
+        if self.prices is not None and len(self.prices):
+            out = out.merge(self.prices, on=["campaign_id", geo], how="left")
+        else:
+            out["minimum"] = out["recommended"] = np.nan
+        out["zone"] = [  # of the bid with the edits
+            zone(b, m, r) if pd.notna(m) and pd.notna(r) else None
+            for b, m, r in zip(out["bid"], out["minimum"], out["recommended"], strict=True)
+        ]
+        return out.set_index("_row")
+
+    def ask_prices(self) -> None:
+        """The bid report of the selected campaigns (their prices, asked now)."""
+        if not self.selected:
+            raise ValueError("select campaigns first")
+        report = bid_report(
+            self.account,
+            list(self.selected),
+            client=self.session.client,
+            progress=False,
+            history=None,
+        )
+        self.report = report
+        geo = spec.bid_kind().column
+        f = report.frame
+        prices = f[["campaign_id", geo, "minimum", "recommended"]].copy()
+        comparable = f["comparable"].astype(bool).to_numpy()
+        for col in ("minimum", "recommended"):  # only in the bid's unit
+            prices[col] = prices[col].where(comparable, np.nan)
+        old = self.prices if self.prices is not None else prices.iloc[:0]
+        merged = pd.concat([old, prices], ignore_index=True)
+        self.prices = merged.drop_duplicates(["campaign_id", geo], keep="last")
+        self.say(f"prices of {len(f):,} row(s) asked in {report.calls} price call(s)", "ok")
+        self.redraw()
+
+    # ------------------------------------------------------------------ edits
+
+    def change(self) -> None:
+        """Change the bids of :meth:`rows` as ``how`` and ``amount`` say."""
+        rows = self.rows()
+        if not len(rows):
+            raise ValueError("no row to change: select campaigns (and countries)")
+        how = self.how.value
+        new = new_bids(rows["bid"], how, self.amount.value, rows["minimum"], rows["recommended"])
+        moved = new.notna() & (new.round(6) != rows["bid"].round(6))
+        df = self.table(COUNTRIES).copy()
+        df.loc[new.index[moved], "bid"] = new[moved].to_numpy()
+        label = BID_EDITS[how][0] + (f" {self.amount.value:g}" if not BID_EDITS[how][1] else "")
+        self.edit(COUNTRIES, df, f"bids {label}: {int(moved.sum()):,} of {len(rows):,} row(s)")
+
+    def add_country(self) -> None:
+        code = self.new_country.value
+        if not code:
+            raise ValueError("pick a country to add")
+        ids = self._allowed()
+        df = add_countries(self.table(COUNTRIES), ids, [code], self.new_bid.value)
+        self.edit(
+            COUNTRIES,
+            df,
+            f"add country {code} at {self.new_bid.value:g} on {len(ids):,} campaign(s)",
+        )
+
+    def remove_countries(self) -> None:
+        codes = list(self.countries.value)
+        if not codes:
+            raise ValueError("pick the countries to remove under Countries")
+        df = drop_countries(self.table(COUNTRIES), list(self.selected), codes)
+        self.edit(
+            COUNTRIES,
+            df,
+            f"remove country {', '.join(codes)} from {len(self.selected):,} campaign(s)",
+        )
+
+    def _allowed(self) -> list[int]:
+        kind = spec.bid_kind()
+        formats = self.session.campaign_formats().reindex(list(self.selected)).dropna()
+        ids = [int(c) for c, f in formats.items() if kind.allowed_for(f)]
+        if not ids:
+            raise ValueError("select campaigns first")
+        return ids
+
+    # ------------------------------------------------------------------ view
+
+    def _first_page(self) -> None:
+        self.page = 0
+        self._draw_table()
+
+    def _turn(self, step: int) -> None:
+        self.page = max(0, self.page + step)
+        self._draw_table()
+
+    def redraw(self) -> None:
+        if not hasattr(self, "countries"):
+            return
+        geo = spec.bid_kind().column
+        df = self.table(COUNTRIES)
+        present = sorted(set(df.loc[df["campaign_id"].isin(list(self.selected)), geo].dropna()))
+        if list(v for _l, v in self.countries.options) != present:
+            keep = set(self.countries.value)
+            self.countries.options = [(c, c) for c in present]
+            self.countries.value = tuple(c for c in present if c in keep)
+        if not self.new_country.options:
+            options = dictionary_options(spec.bid_kind(), self.account.refs, [])
+            self.new_country.options = [(label, v) for label, (_g, v) in options]
+        self._draw_table()
+
+    def _draw_table(self) -> None:
+        rows = self.rows()
+        pages = max(1, -(-len(rows) // PAGE_ROWS))
+        self.page = min(self.page, pages - 1)
+        page = rows.iloc[self.page * PAGE_ROWS : (self.page + 1) * PAGE_ROWS]
+        self.page_label.value = f"page {self.page + 1} of {pages} ({len(rows):,} row(s))"
+        self.bids_view.value = self._html(page)
+
+    def _html(self, page: pd.DataFrame) -> str:
+        geo = spec.bid_kind().column
+        names = self.picker.table.set_index("id")["name"]
+        base = self.account.countries.set_index(["campaign_id", geo])["bid"]
+        cells = []
+        for row in page.itertuples(index=False):
+            cid, code, bid = int(row.campaign_id), str(getattr(row, geo)), float(row.bid)
+            old = base.get((cid, code), np.nan)
+            shown = _money(bid) if old == bid else f"{_money(old)} &rarr; <b>{_money(bid)}</b>"
+            cells.append(
+                f"<tr><td>{cid}</td><td>{html.escape(str(names.get(cid, '')))}</td>"
+                f"<td>{html.escape(code)}</td><td>{shown}</td><td>{_money(row.minimum)}</td>"
+                f"<td>{_money(row.recommended)}</td>"
+                f"<td>{html.escape(str(row.zone or ''))}</td></tr>"
+            )
+        head = "".join(
+            f"<th>{h}</th>"
+            for h in ("campaign", "name", geo, "bid", "minimum", "recommended", "zone")
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(cells)}</tbody></table>"
+
+
+def _money(value: object) -> str:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    return "" if np.isnan(number) else f"{number:.4f}".rstrip("0").rstrip(".")
+
+
+__all__ = ["PAGE_ROWS", "BidForm"]

@@ -1,0 +1,310 @@
+"""What every form has: the picker, the edits kept as tables, Preview, Apply with a progress
+bar, Undo, the guards' allow boxes and one status line.
+
+A form keeps the tables it edits (``form.edited``, in the loaders' schemas) beside the loaded
+account; :meth:`Form.plan` hands them to the planner with the account as the base and as live
+state, so a form's plan is the same kind of :class:`~toolkit.bulk.plan.Plan` as a workbook's:
+the same preview, guards, journal and undo.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import ipywidgets as w
+import pandas as pd
+
+from ..bulk.guards import GUARDS
+from ..bulk.journal import Journal
+from ..bulk.outcomes import ApplyResult
+from ..bulk.plan import Plan, make_plan
+from ..bulk.undo import undo
+from ..errors import PlanRefused
+from .picker import CampaignPicker
+from .session import Session
+
+log = logging.getLogger("toolkit.widgets")
+
+#: Rows of a run's outcomes shown in the form (the rest counted).
+SHOWN_OUTCOMES = 200
+COLOURS = {"info": "#333", "ok": "#1b7837", "error": "#b2182b"}
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its class when the message says nothing more."""
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def button(description: str, tooltip: str, css: str | None = None, style: str = "") -> w.Button:
+    b = w.Button(description=description, tooltip=tooltip, button_style=style)
+    if css:
+        b.add_class(css)
+    return b
+
+
+class Form(w.VBox):
+    """A form over some campaigns of an account: subclasses build the editing widgets
+    (:meth:`build`) and redraw them when the selection or the account changes (:meth:`redraw`).
+
+    Attributes the tests and the notebook rely on: ``session`` (client, account, journal),
+    ``picker``, ``edited`` (the edited tables), ``notes`` (the edits in words),
+    ``preview_button`` (``ct-preview``), ``apply_button`` (``ct-apply``), ``undo_button``
+    (``ct-undo``), ``clear_button`` (``ct-clear``), ``allow`` (guard -> Checkbox, described
+    ``allow <guard>``), ``progress`` (IntProgress, ``ct-progress``), ``status`` (HTML,
+    ``ct-status``; its text in ``message``, ``level`` info/ok/error), ``plan_view`` (HTML,
+    ``ct-plan``), ``result_view`` (HTML, ``ct-result``), ``last_plan``, ``last_result``, ``runs``.
+    """
+
+    css = "ct-form"
+    title = "Form"
+
+    def __init__(
+        self,
+        source: Any,
+        campaign_ids: Iterable[int] | None = None,
+        *,
+        client: Any = None,
+        journal: Journal | str | os.PathLike[str] | None = None,
+        picker: CampaignPicker | None = None,
+    ) -> None:
+        self.session = Session.of(source, client=client, journal=journal)
+        own_picker = picker is None
+        self.picker = picker or CampaignPicker(self.session.account.campaigns, campaign_ids)
+        self.edited: dict[str, pd.DataFrame] = {}
+        self.notes: list[str] = []
+        self.runs: list[str] = []
+        self.last_plan: Plan | None = None
+        self.last_result: ApplyResult | None = None
+        self.message, self.level = "", "info"
+        self._make_common()
+        body = self.build()
+        children = ([self.picker] if own_picker else []) + body + self._common()
+        super().__init__(children)
+        self.add_class("ct-form")
+        self.add_class(self.css)
+        self.picker.on_change(self._selection_changed)
+        self.session.listeners.append(self._account_changed)
+        self._show_pending()
+        self._guarded("redraw", self.redraw)
+
+    # ------------------------------------------------------------------ layout
+
+    def _make_common(self) -> None:
+        self.pending = w.HTML()
+        self.clear_button = button("Clear edits", "forget the edits not applied", "ct-clear")
+        self.allow = {
+            g: w.Checkbox(value=False, description=f"allow {g}", indent=False) for g in GUARDS
+        }
+        for g, box in self.allow.items():
+            box.add_class(f"ct-allow-{g.replace('_', '-')}")
+        self.preview_button = button("Preview", "show the calls the edits mean", "ct-preview")
+        self.apply_button = button("Apply", "send the edits", "ct-apply", "warning")
+        self.undo_button = button("Undo last run", "revert this form's last run", "ct-undo")
+        self.progress = w.IntProgress(value=0, min=0, max=1, description="Calls")
+        self.progress.add_class("ct-progress")
+        self.status = w.HTML()
+        self.status.add_class("ct-status")
+        self.plan_view = w.HTML()
+        self.plan_view.add_class("ct-plan")
+        self.result_view = w.HTML()
+        self.result_view.add_class("ct-result")
+        self.clear_button.on_click(lambda _b: self._guarded("clear", self.clear))
+        self.preview_button.on_click(lambda _b: self._guarded("preview", self.preview))
+        self.apply_button.on_click(lambda _b: self._guarded("apply", self.apply))
+        self.undo_button.on_click(lambda _b: self._guarded("undo", self.undo_last))
+
+    def _common(self) -> list[w.Widget]:
+        actions = w.HBox([self.preview_button, self.apply_button, self.undo_button, self.progress])
+        return [
+            w.HBox([self.pending, self.clear_button]),
+            w.HBox(list(self.allow.values())),
+            actions,
+            self.status,
+            self.plan_view,
+            self.result_view,
+        ]
+
+    def build(self) -> list[w.Widget]:  # pragma: no cover - every form builds its own
+        raise NotImplementedError
+
+    def redraw(self) -> None:
+        """Show the state of the selected campaigns (with the edits)."""
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def account(self) -> Any:
+        return self.session.account
+
+    @property
+    def selected(self) -> tuple[int, ...]:
+        return self.picker.selected
+
+    def table(self, name: str) -> pd.DataFrame:
+        """The table ``name`` with this form's edits."""
+        found = self.edited.get(name)
+        return self.account.table(name) if found is None else found
+
+    def edit(self, name: str, df: pd.DataFrame, note: str) -> None:
+        """Keep ``df`` as the edited table ``name``; ``note`` says the edit in words."""
+        self.edited[name] = df
+        self.notes.append(note)
+        self._show_pending()
+        self.say(note, "info")
+        self.redraw()
+
+    def clear(self) -> None:
+        self.edited, self.notes = {}, []
+        self.plan_view.value = ""
+        self._show_pending()
+        self.say("edits cleared", "info")
+        self.redraw()
+
+    def _show_pending(self) -> None:
+        if not self.notes:
+            self.pending.value = "<i>no edit yet</i>"
+            return
+        shown = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes[-10:])
+        more = len(self.notes) - 10
+        rest = f"<li>... and {more} earlier</li>" if more > 0 else ""
+        self.pending.value = f"<b>{len(self.notes)} edit(s) not applied</b><ul>{rest}{shown}</ul>"
+
+    def say(self, message: str, level: str = "info") -> None:
+        """One line in the status widget."""
+        self.message, self.level = message, level
+        colour = COLOURS.get(level, COLOURS["info"])
+        self.status.value = (
+            f"<span class='ct-status-{level}' style='color:{colour}'>{html.escape(message)}</span>"
+        )
+
+    def _guarded(self, action: str, func: Callable[[], Any]) -> None:
+        """``func()``, its error shown as one line in the form, never as a traceback."""
+        try:
+            func()
+        except PlanRefused as exc:
+            details = "; ".join(exc.details[:5])
+            more = f" (+{len(exc.details) - 5} more)" if len(exc.details) > 5 else ""
+            self.say(
+                f"Refused by the guard {exc.guard}: {details}{more}. Nothing was sent; tick "
+                f"'allow {exc.guard}' to go ahead.",
+                "error",
+            )
+        except Exception as exc:  # noqa: BLE001 - shown in the form, not as a traceback
+            log.debug("%s failed", action, exc_info=True)
+            self.say(f"{action}: {type(exc).__name__}: {one_line(exc)}", "error")
+
+    def _selection_changed(self) -> None:
+        self._guarded("redraw", self.redraw)
+
+    def _account_changed(self) -> None:
+        self._guarded("redraw", self.redraw)
+
+    # ------------------------------------------------------------------ plan, apply, undo
+
+    def allowed(self) -> set[str]:
+        return {g for g, box in self.allow.items() if box.value}
+
+    def plan(self) -> Plan:
+        """The plan of this form's edits: the edited tables against the loaded account."""
+        base = {name: self.account.table(name) for name in self.edited}
+        plan = make_plan(
+            self.session.client,
+            dict(self.edited),
+            base=base,
+            live=self.account,
+            allow=self.allowed(),
+        )
+        self.last_plan = plan
+        return plan
+
+    def preview(self) -> Plan:
+        plan = self.plan()
+        self.plan_view.value = plan._repr_html_()
+        changes = len(plan.changes()) if len(plan) else 0
+        self.say(f"{len(plan)} call(s), {changes} change(s); Apply sends them", "info")
+        return plan
+
+    def apply(self) -> ApplyResult | None:
+        plan = self.preview()
+        if not len(plan):
+            self.say("nothing to apply: no edit changes the account", "info")
+            return None
+        result = self._run(lambda: plan.apply(self.session.client, **self._apply_options()), plan)
+        self.say(f"applied: {_counts(result)}; run {result.run_id}", _level(result))
+        self.runs.append(str(result.run_id))
+        self.edited, self.notes = {}, []
+        self._show_pending()
+        self._reload(result)
+        return result
+
+    def undo_last(self) -> ApplyResult | None:
+        if not self.runs:
+            self.say("no run of this form to undo", "info")
+            return None
+        run_id = self.runs[-1]
+        journal = self.session.journal
+        result = self._run(
+            lambda: undo(self.session.client, run_id, journal=journal, progress=False), None
+        )
+        self.runs.pop()
+        self.say(f"undone run {run_id}: {_counts(result)}", _level(result))
+        self._reload(result)
+        return result
+
+    def _apply_options(self) -> dict[str, Any]:
+        return {"progress": False, "journal": self.session.journal}
+
+    def _run(self, func: Callable[[], ApplyResult], plan: Plan | None) -> ApplyResult:
+        """``func()`` with the progress bar following the journal's answered calls."""
+        journal = self.session.journal
+        self.progress.value = 0
+        self.progress.max = max(1, len(plan) if plan is not None else 1)
+
+        def answered(seq: int) -> None:
+            self.progress.max = max(self.progress.max, seq + 1)
+            self.progress.value = seq + 1
+
+        journal.on_answer = answered
+        try:
+            result = func()
+        finally:
+            journal.on_answer = None
+        self.progress.value = self.progress.max
+        self.last_result = result
+        self.result_view.value = result_html(result)
+        return result
+
+    def _reload(self, result: ApplyResult) -> None:
+        ids = [int(o.campaign_id) for o in result.outcomes if o.campaign_id is not None]
+        failed = self.session.reload(ids)
+        if failed:
+            self.say(f"{self.message}; {len(failed)} campaign read(s) failed: {failed[0]}", "error")
+
+
+def _counts(result: ApplyResult) -> str:
+    counts = pd.Series([o.outcome for o in result.outcomes], dtype=object).value_counts()
+    return ", ".join(f"{n} {k}" for k, n in counts.items()) or "no item"
+
+
+def _level(result: ApplyResult) -> str:
+    return "ok" if result.ok else "error"
+
+
+def result_html(result: ApplyResult) -> str:
+    """A run's summary and its outcomes (the first :data:`SHOWN_OUTCOMES` rows)."""
+    frame = result.to_frame()
+    shown = frame.drop(columns=["previous"]).head(SHOWN_OUTCOMES)
+    more = len(frame) - len(shown)
+    rest = f"<p>... and {more:,} more outcome(s): form.last_result.to_frame()</p>" if more else ""
+    return (
+        f"<pre>{html.escape(result.summary())}</pre>"
+        f"{shown.to_html(index=False, escape=True, na_rep='')}{rest}"
+    )
+
+
+__all__ = ["Form", "button", "one_line", "result_html"]
