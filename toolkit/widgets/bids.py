@@ -160,6 +160,8 @@ class BidForm(Form):
         if not len(rows):
             raise ValueError("no row to change: select campaigns (and countries)")
         how = self.how.value
+        if BID_EDITS[how][1] and rows["minimum"].isna().all():
+            raise ValueError("no price for these rows: ask them first (the Get prices button)")
         new = new_bids(rows["bid"], how, self.amount.value, rows["minimum"], rows["recommended"])
         moved = new.notna() & (new.round(6) != rows["bid"].round(6))
         df = self.table(COUNTRIES).copy()
