@@ -54,21 +54,22 @@ def _concat(df: pd.DataFrame, extra: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([df, extra], ignore_index=True)
 
 
-def _pairs(ids: Iterable[int], values: Sequence[str]) -> tuple[list[int], list[str]]:
-    cids = [int(c) for c in ids for _ in values]
-    vals = [v for _ in ids for v in values] if values else []
-    return cids, vals[: len(cids)]
-
-
-def _keys(df: pd.DataFrame, columns: Sequence[str]) -> pd.Series:
-    """One text key per row, of ``columns`` joined."""
-    if not len(df):
-        return pd.Series([], dtype=object)
-    parts = [df[c].astype(object).where(df[c].notna(), "").astype(str) for c in columns]
-    out = parts[0]
-    for p in parts[1:]:
-        out = out + "\x1f" + p
-    return out
+def _missing(
+    existing: pd.DataFrame, column: str, campaign_ids: Iterable[int], values: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of ``campaign_ids`` x ``values`` that ``existing`` (rows of the same list or
+    kind) lacks, as two columns: campaign ids and values."""
+    ids = np.asarray([int(c) for c in campaign_ids], dtype="int64")
+    vals = np.asarray(list(values), dtype=object)
+    cids, pairs = np.repeat(ids, len(vals)), np.tile(vals, len(ids))
+    have = existing[existing["campaign_id"].isin(ids) & existing[column].isin(list(vals))]
+    if len(have):
+        known = pd.MultiIndex.from_arrays(
+            [have["campaign_id"].astype("int64").to_numpy(), have[column].astype(str).to_numpy()]
+        )
+        keep = ~pd.MultiIndex.from_arrays([cids, pairs]).isin(known)
+        cids, pairs = cids[keep], pairs[keep]
+    return cids, pairs
 
 
 # --------------------------------------------------------------------------- targets
@@ -83,10 +84,12 @@ def add_targets(
     labels: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """``df`` (the targets table) with ``values`` of ``kind`` on each campaign that lacks them."""
-    ids = list(campaign_ids)
     values = [normal_value(kind, v) for v in values]
-    cids, vals = _pairs(ids, values)
     lt = (list_type or spec.LIST_TYPES[0]) if kind.typed else None
+    same = df["kind"].astype(str) == kind.column
+    if kind.typed:
+        same &= df["list_type"].astype(str) == lt
+    cids, vals = _missing(df[same], "value", campaign_ids, values)
     new = frame(
         TARGETS,
         {
@@ -97,9 +100,7 @@ def add_targets(
             "list_type": [lt] * len(cids),
         },
     )
-    cols = ["campaign_id", "kind", "list_type", "value"]
-    have = set(_keys(df, cols))
-    return _concat(df, new[~_keys(new, cols).isin(have)])
+    return _concat(df, new)
 
 
 def drop_targets(
@@ -129,17 +130,16 @@ def add_countries(
 ) -> pd.DataFrame:
     """Target ``codes`` at ``bid`` on each campaign: added where missing, the bid set where
     the campaign targets it already."""
-    check_bid(bid)
+    bid = check_bid(bid)
     geo = spec.bid_kind().column
     codes = [str(c).strip().upper() for c in codes]
     ids = [int(c) for c in campaign_ids]
     out = df.copy()
-    hit = out["campaign_id"].isin(ids) & out[geo].isin(codes)
-    out.loc[hit, "bid"] = float(bid)
-    cids, vals = _pairs(ids, codes)
-    new = frame(COUNTRIES, {"campaign_id": cids, geo: vals, "bid": [float(bid)] * len(cids)})
-    have = set(_keys(out, ["campaign_id", geo]))
-    return _concat(out, new[~_keys(new, ["campaign_id", geo]).isin(have)])
+    out.loc[out["campaign_id"].isin(ids) & out[geo].isin(codes), "bid"] = bid
+    cids, vals = _missing(out, geo, ids, codes)
+    return _concat(
+        out, frame(COUNTRIES, {"campaign_id": cids, geo: vals, "bid": [bid] * len(cids)})
+    )
 
 
 def drop_countries(
@@ -207,11 +207,10 @@ def new_bids(
 def add_items(
     df: pd.DataFrame, list_name: str, campaign_ids: Iterable[int], items: Sequence[str]
 ) -> pd.DataFrame:
-    cids, vals = _pairs(list(campaign_ids), list(items))
+    same = df[df["list"].astype(str) == list_name]
+    cids, vals = _missing(same, "item", campaign_ids, list(items))
     new = frame(LISTS, {"campaign_id": cids, "list": [list_name] * len(cids), "item": vals})
-    cols = ["campaign_id", "list", "item"]
-    have = set(_keys(df, cols))
-    return _concat(df, new[~_keys(new, cols).isin(have)])
+    return _concat(df, new)
 
 
 def drop_items(
@@ -233,10 +232,10 @@ def set_rules(
     ids = [int(c) for c in campaign_ids]
     out = df.copy()
     out.loc[out["campaign_id"].isin(ids) & out["item"].isin(list(items)), "bid"] = bid
-    cids, vals = _pairs(ids, list(items))
-    new = frame(BID_RULES, {"campaign_id": cids, "item": vals, "bid": [bid] * len(cids)})
-    have = set(_keys(out, ["campaign_id", "item"]))
-    return _concat(out, new[~_keys(new, ["campaign_id", "item"]).isin(have)])
+    cids, vals = _missing(out, "item", ids, list(items))
+    return _concat(
+        out, frame(BID_RULES, {"campaign_id": cids, "item": vals, "bid": [bid] * len(cids)})
+    )
 
 
 def drop_rules(df: pd.DataFrame, campaign_ids: Iterable[int], items: Sequence[str]) -> pd.DataFrame:
