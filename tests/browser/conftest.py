@@ -51,6 +51,8 @@ VOILA_START = 60
 #: Milliseconds a page action or an expectation may wait (a kernel starts on each page load).
 ACTION_TIMEOUT = 60_000
 VIEWPORT = {"width": 1280, "height": 900}
+#: What Voila shows of a cell's standard error (tracebacks included).
+STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 #: Variables that would point Voila's kernels at a real account or at the user's files.
 UNSET = (
     "CAMPAIGN_API_KEY",
@@ -280,16 +282,19 @@ def page(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture()
 def open_notebook(voila: Voila, page: Any) -> Callable[[str], Any]:
-    """``open_notebook("forms.ipynb")``: the page, once Voila has rendered every cell."""
+    """``open_notebook("forms.ipynb")``: the page, once Voila has run every cell; a cell that
+    raised fails the test with its traceback."""
 
     def open_(name: str) -> Any:
+        # Voila sends the page as the cells run: the document is complete after the last one.
         page.goto(voila.page(name), wait_until="domcontentloaded")
-        # Voila 0.5 adds the widgets as the cells run; its spinner goes when the last is done.
-        page.locator(".jp-OutputArea-output").first.wait_for(state="attached")
         page.wait_for_function(
             "() => !document.querySelector('#loading') || "
             "getComputedStyle(document.querySelector('#loading')).display === 'none'"
         )
+        errors = page.locator(STDERR).filter(has_text="Traceback")
+        if errors.count():
+            pytest.fail(f"{name} raised in Voila:\n{errors.first.inner_text()}", pytrace=False)
         return page
 
     return open_
