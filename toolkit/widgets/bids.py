@@ -58,8 +58,8 @@ class BidForm(Form):
         )
         self.bids_view = w.HTML()
         self.bids_view.add_class("ct-bid-table")
-        self.prev_button = button("<", "previous page", "ct-prev")
-        self.next_button = button(">", "next page", "ct-next")
+        self.prev_button = button("Previous page", "previous page of rows", "ct-prev")
+        self.next_button = button("Next page", "next page of rows", "ct-next")
         self.page_label = w.HTML()
         self.how = w.Dropdown(
             options=[(label, k) for k, (label, _p) in BID_EDITS.items()],

@@ -5,6 +5,13 @@ Each function takes a table in the loaders' schema and returns a new one; the fo
 edited tables and hand them to the planner with the loaded ones as the base. Target kinds are
 read from their rows in :mod:`toolkit.spec` (the bid kind's table is ``countries``, the other
 kinds' ``targets``).
+
+>>> import pandas as pd
+>>> new_bids(pd.Series([0.10, 0.30]), "cap", recommended=pd.Series([0.2, 0.2])).tolist()
+[nan, 0.2]
+>>> subids = list_problem(spec.LISTS["subid_black"])
+>>> read_paste("ab12\\nzz!\\nab12", subids).problems
+["line 2: 'zz!': not a subId (1 to 64 hexadecimal digits)"]
 """
 
 from __future__ import annotations
