@@ -103,6 +103,7 @@ def test_there_are_notebooks():
         "01-getting-started.ipynb",
         "02-explore-account.ipynb",
         "03-bulk-edit-excel.ipynb",
+        "04-bid-report.ipynb",
         "06-rehearse-safely.ipynb",
     ):
         assert name in names
