@@ -73,6 +73,16 @@ def test_import_toolkit_leaves_pandas_unloaded():
     assert out.stdout.strip() == "False"
 
 
+def test_subpackages_are_reached_from_import_toolkit_on_first_use():
+    code = (
+        "import sys, toolkit; before = 'ipywidgets' in sys.modules; "
+        "opened = callable(toolkit.widgets.open); "
+        "print(before, opened, 'ipywidgets' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "True"]
+
+
 def test_unknown_names_are_attribute_errors():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         toolkit.nope  # noqa: B018

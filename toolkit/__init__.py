@@ -64,6 +64,10 @@ EAGER: frozenset[str] = frozenset({"toolkit.client", "toolkit.errors"})
 
 __all__ = sorted(PUBLIC) + ["__version__"]
 
+#: Subpackages reachable as attributes once ``toolkit`` is imported (``toolkit.widgets.open``),
+#: imported on first use: the forms need ipywidgets, the reports matplotlib.
+SUBPACKAGES: frozenset[str] = frozenset({"widgets", "reports", "sandbox", "bulk", "frames"})
+
 
 def _load(name: str) -> Any:
     return getattr(importlib.import_module(PUBLIC[name]), name)
@@ -78,6 +82,8 @@ def __getattr__(name: str) -> Any:
         value = _load(name)
         globals()[name] = value
         return value
+    if name in SUBPACKAGES:
+        return importlib.import_module(f"toolkit.{name}")
     raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
 
 
