@@ -12,7 +12,8 @@ names another executable; set it to ``none`` to skip these tests. Every test her
 why, where Chromium, Playwright or Voila is missing.
 
 Every wait is bounded: Voila must serve within :data:`VOILA_START` seconds, a page action
-within :data:`ACTION_TIMEOUT`.
+within :data:`ACTION_TIMEOUT`. The sandbox, Voila (its whole process group) and Chromium stop
+after the last test of this folder, not at the end of the session.
 """
 
 from __future__ import annotations
@@ -225,14 +226,14 @@ def chromium() -> str:
     return find_chromium()[0]  # type: ignore[return-value]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser_sandbox(chromium: str) -> Iterator[Sandbox]:
     """A sandbox of the browser tests' own (they change its state)."""
     with Sandbox(campaigns=12, accounts=1) as sb:
         yield sb
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def voila(browser_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Voila]:
     """Voila serving a copy of this folder's notebooks against :func:`browser_sandbox`."""
     base = tmp_path_factory.mktemp("voila")
@@ -249,7 +250,7 @@ def voila(browser_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) ->
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(chromium: str) -> Iterator[Any]:
     """Headless Chromium through Playwright."""
     from playwright.sync_api import sync_playwright

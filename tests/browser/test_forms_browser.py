@@ -177,7 +177,9 @@ def small_png(source: Path, target: Path) -> None:
 # --------------------------------------------------------------------------- tests
 
 
-def test_bid_form_changes_a_country_bid_and_undoes_it(open_notebook, client, screenshots):
+def test_bid_form_changes_a_country_bid_and_undoes_it(
+    open_notebook, client, screenshots, browser_sandbox
+):
     from playwright.sync_api import expect
 
     ids = started(client)
@@ -217,6 +219,7 @@ def test_bid_form_changes_a_country_bid_and_undoes_it(open_notebook, client, scr
 
     undo(form, run_id)
     assert country_bids(client, ids) == before
+    assert browser_sandbox.api_keys[0] not in page.content()
 
 
 def test_targeting_form_adds_a_value_and_undoes_it(open_notebook, client, screenshots):
