@@ -30,9 +30,14 @@ def pool_workers(client: Any, workers: int) -> int:
     return max(1, min(int(workers), int(pool))) if pool else int(workers)
 
 
+#: In a notebook the bar is a widget: one closed when done leaves its output pointing at a
+#: model that is gone (Voila shows "model not found"), so there the finished bar stays.
+NOTEBOOK_BARS: bool = any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__)
+
+
 def progress_bar(total: int, desc: str, unit: str, enabled: bool) -> Any:
     """A ``tqdm.auto`` bar (a widget in notebooks, text in terminals); silent when disabled."""
-    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=False)
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, leave=NOTEBOOK_BARS)
 
 
 def fetch_each(
