@@ -41,7 +41,12 @@ def one_line(exc: BaseException) -> str:
 
 
 def button(description: str, tooltip: str, css: str | None = None, style: str = "") -> w.Button:
-    b = w.Button(description=description, tooltip=tooltip, button_style=style)
+    b = w.Button(
+        description=description,
+        tooltip=tooltip,
+        button_style=style,
+        layout=w.Layout(width="auto", min_width="8em"),  # the whole label, never cut
+    )
     if css:
         b.add_class(css)
     return b
@@ -299,6 +304,7 @@ def result_html(result: ApplyResult) -> str:
     """A run's summary and its outcomes (the first :data:`SHOWN_OUTCOMES` rows)."""
     frame = result.to_frame()
     shown = frame.drop(columns=["previous"]).head(SHOWN_OUTCOMES)
+    shown = shown.astype(object).where(shown.notna(), "")  # a missing value shows empty
     more = len(frame) - len(shown)
     rest = f"<p>... and {more:,} more outcome(s): form.last_result.to_frame()</p>" if more else ""
     return (

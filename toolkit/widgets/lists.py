@@ -104,7 +104,7 @@ class ListForm(Form):
             w.HBox(list(self.cpa.values())[:3]),
             w.HBox([*list(self.cpa.values())[3:], self.cpa_add_button]),
             self.cpa_rules,
-            self.cpa_drop_button,
+            w.HBox([self.cpa_drop_button]),
         ]
 
     def _cpa_fields(self) -> dict[str, w.Widget]:
@@ -115,7 +115,9 @@ class ListForm(Form):
             "lead_cond": spec.CPA_CONDS,
         }
         return {
-            f: _choice(f, choices[f]) if f in choices else w.FloatText(value=0.0, description=f)
+            f: _choice(f, choices[f])
+            if f in choices
+            else w.FloatText(value=0.0, description=f, style={"description_width": "initial"})
             for f in spec.CPA_FIELDS
         }
 
