@@ -104,6 +104,7 @@ def test_there_are_notebooks():
         "02-explore-account.ipynb",
         "03-bulk-edit-excel.ipynb",
         "04-bid-report.ipynb",
+        "05-notebook-forms.ipynb",
         "06-rehearse-safely.ipynb",
     ):
         assert name in names
