@@ -118,6 +118,22 @@ def other(sandbox: Sandbox) -> Api:
 
 
 @pytest.fixture()
+def sb() -> Iterator[Sandbox]:
+    """A fresh sandbox of 12 campaigns (seed 11) for a test that changes the account; a test
+    module that needs another one defines its own ``sb``."""
+    with Sandbox(campaigns=12, seed=11) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture()
+def client(sb: Sandbox) -> Any:
+    """A client of ``sb``'s demo account that does not retry (faults show at once)."""
+    import toolkit
+
+    return toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=0)
+
+
+@pytest.fixture()
 def fresh_sandbox() -> Iterator[Sandbox]:
     """A sandbox of its own, for tests that change faults or reset state."""
     with Sandbox(campaigns=5, accounts=2) as sb:

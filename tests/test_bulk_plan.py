@@ -9,20 +9,8 @@ import toolkit
 from toolkit.bulk import Journal, PlanRefused, history, make_plan, undo
 from toolkit.bulk.apply import READD_ROUNDS
 from toolkit.frames import load_account
-from toolkit.sandbox import Sandbox
 
 TABLES = ("campaigns", "countries", "targets", "lists", "bid_rules", "cpa_rules")
-
-
-@pytest.fixture()
-def sb():
-    with Sandbox(campaigns=12, seed=11) as sandbox:
-        yield sandbox
-
-
-@pytest.fixture()
-def client(sb):
-    return toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=0)
 
 
 @pytest.fixture()

@@ -21,17 +21,6 @@ GEO = spec.bid_kind().column
 IDS = [1000001, 1000003, 1000005]
 
 
-@pytest.fixture()
-def sb():
-    with Sandbox(campaigns=12, seed=11) as sandbox:
-        yield sandbox
-
-
-@pytest.fixture()
-def client(sb):
-    return toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=0)
-
-
 def bids(client, ids=IDS) -> pd.Series:
     c = load_account(client, ids, progress=False).countries
     return c.set_index(["campaign_id", GEO])["bid"].sort_index()

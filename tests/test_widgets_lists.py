@@ -8,29 +8,15 @@ import subprocess
 import sys
 
 import pandas as pd
-import pytest
 
-import toolkit
 from toolkit import spec
 from toolkit.frames import load_account
-from toolkit.sandbox import Sandbox
 from toolkit.widgets import ListForm, open
 from toolkit.widgets.session import Session
 
 IDS = [1000001, 1000003, 1000005]
 SUBID = next(lk for lk in spec.LISTS.values() if lk.item_type is str and lk.list_type == "black")
 SOURCE = next(lk for lk in spec.LISTS.values() if lk.item_type is int and lk.list_type == "black")
-
-
-@pytest.fixture()
-def sb():
-    with Sandbox(campaigns=12, seed=11) as sandbox:
-        yield sandbox
-
-
-@pytest.fixture()
-def client(sb):
-    return toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=0)
 
 
 def state(client) -> dict[str, pd.DataFrame]:

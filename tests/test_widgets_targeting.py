@@ -4,31 +4,17 @@ the table), edits planned, applied and undone, and the values all or some campai
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
-import toolkit
 from toolkit import spec
 from toolkit.bulk import Journal
 from toolkit.client import checks
 from toolkit.frames import load_account
-from toolkit.sandbox import Sandbox
 from toolkit.widgets import TargetingForm
 from toolkit.widgets.kinds import OptionsChooser, SearchChooser, TextChooser
 
 #: Candidates typed into a kind's text box or search box; the first that fits is used.
 TYPED = ("10.20.0.0/16", "widgets-test.example.com", "4242")
 SEARCHED = ("lon", "tel", "san", "ber", "cal", "par")
-
-
-@pytest.fixture()
-def sb():
-    with Sandbox(campaigns=12, seed=11) as sandbox:
-        yield sandbox
-
-
-@pytest.fixture()
-def client(sb):
-    return toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=0)
 
 
 def targeting(client) -> pd.DataFrame:
