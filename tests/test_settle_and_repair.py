@@ -231,3 +231,29 @@ def test_repair_on_the_command_line(sb, faults, tmp_path, monkeypatch, capsys):
     code_, _out, err = cli("repair", "no-such-run")
     assert code_ == 2 and "no run 'no-such-run'" in err
     toolkit.undo(client, result.run_id, journal=str(tmp_path / "j.db"), progress=False)
+
+
+def test_a_drop_answered_gone_and_then_re_added_in_the_same_run_is_already(sb, faults):
+    """The undo of a run cut off between the drop and the add of a bid change: its drop finds
+    the item gone (the cut-off run's drop landed), its add puts the old bid back. Live then
+    shows the add's bid, which must not count against the drop."""
+    from toolkit.bulk.apply import apply_plan
+    from toolkit.bulk.calls import Call
+    from toolkit.bulk.plan import Plan
+
+    client = connect(sb)
+    base = tables(client)
+    _desired, cid, code, old, _new = rebid(base)
+    client.targeting.drop(cid, "country", [code])  # the cut-off run's drop, landed
+    kind = toolkit.spec.bid_kind().name
+    plan = Plan(
+        [
+            Call("drop", "drop", kind, (cid,), items=(code,)),  # as undo builds it: no previous
+            Call("add", "add", kind, (cid,), items=(code,), bids={code: old}),
+        ]
+    )
+    result = apply_plan(plan, client, progress=False, journal=None)
+    outcomes = result.to_frame().set_index("action")["outcome"].to_dict()
+    assert outcomes == {"drop": "already", "add": "applied"}, result.summary()
+    assert result.ok and not result.differences
+    assert tables(client)["countries"].equals(base["countries"])

@@ -194,37 +194,63 @@ def read_back(
 def settle(outcomes: list[Outcome], live: LiveState) -> int:
     """Settle, item by item, what the answers left open: an ``unknown`` write becomes
     ``applied`` when live shows it carried out and ``failed`` when it does not; an ``already``
-    whose item holds another value than planned becomes ``failed``. Outcomes of campaigns that
-    could not be read stay as they are. Returns how many outcomes changed."""
-    changed = 0
-    for o in outcomes:
-        if o.outcome not in ("unknown", "already") or o.item is None:
-            continue
-        if item_kind(o.target) is None:
-            continue
-        if not live.readable(o):  # "already" proves presence, not the bid: unknown
-            if o.outcome == "already" and is_valued(o.target) and o.action != "drop":
-                o.outcome = "unknown"
-                o.message = f"already there, its bid could not be read back: {o.message}"
-                changed += 1
-            continue
-        have = live.value(o)
-        done = carried_out(o, have)
-        shown = "absent" if have is None else ("there" if have is True else f"bid {have}")
-        if o.outcome == "unknown":
-            o.outcome = "applied" if done else "failed"
-            o.message = (
-                f"{'carried out' if done else 'not carried out'} (settled by the read-back:"
-                f" live {shown}) after: {o.message}"
-            )
-            changed += 1
-        elif not done:
-            o.outcome = "failed"
-            o.message = (
-                f"answered as already done, but live is {shown}, not {planned(o)}: {o.message}"
-            )
-            changed += 1
+    whose item holds another value than planned becomes ``failed``. A drop followed in the
+    same run by an add of the same item that was carried out is judged by that add (it found
+    the item gone), not by live, which shows the add. Outcomes of campaigns that could not be
+    read stay as they are. Returns how many outcomes changed."""
+    open_ = [
+        o
+        for o in outcomes
+        if o.outcome in ("unknown", "already") and o.item is not None and item_kind(o.target)
+    ]
+    # adds first: a drop is judged by the add after it, once that add is settled
+    changed = sum(_settle_one(o, live) for o in open_ if o.action != "drop")
+    added = {_key(o): o.seq for o in outcomes if o.action == "add" and o.outcome == "applied"}
+    for o in (o for o in open_ if o.action == "drop"):
+        if added.get(_key(o), -1) > o.seq:
+            changed += _settled_by_the_add(o)
+        else:
+            changed += _settle_one(o, live)
     return changed
+
+
+def _key(o: Outcome) -> tuple[Any, ...]:
+    return (o.target, o.list_type, o.campaign_id, str(o.item))
+
+
+def _settled_by_the_add(o: Outcome) -> int:
+    """A drop whose item a later add of the run found gone: ``already`` stands, ``unknown``
+    is carried out (either way the item was gone before the add)."""
+    if o.outcome != "unknown":
+        return 0
+    o.outcome = "applied"
+    o.message = f"carried out (the add after it found the item gone) after: {o.message}"
+    return 1
+
+
+def _settle_one(o: Outcome, live: LiveState) -> int:
+    """Settle one open outcome against live (see :func:`settle`); 1 when it changed."""
+    if not live.readable(o):  # "already" proves presence, not the bid: unknown
+        if o.outcome == "already" and is_valued(o.target) and o.action != "drop":
+            o.outcome = "unknown"
+            o.message = f"already there, its bid could not be read back: {o.message}"
+            return 1
+        return 0
+    have = live.value(o)
+    done = carried_out(o, have)
+    shown = "absent" if have is None else ("there" if have is True else f"bid {have}")
+    if o.outcome == "unknown":
+        o.outcome = "applied" if done else "failed"
+        o.message = (
+            f"{'carried out' if done else 'not carried out'} (settled by the read-back:"
+            f" live {shown}) after: {o.message}"
+        )
+        return 1
+    if done:
+        return 0
+    o.outcome = "failed"
+    o.message = f"answered as already done, but live is {shown}, not {planned(o)}: {o.message}"
+    return 1
 
 
 __all__ = [
