@@ -1,0 +1,195 @@
+"""The numbers behind statistical rules, against hand-computed cases and direct integration."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from toolkit.rules.evidence import (
+    BetaPrior,
+    break_even_rate,
+    clicks_for_confidence,
+    evidence_frame,
+    fit_beta_prior,
+    prob_rate_below,
+    zero_conversion_p,
+)
+
+
+def _beta_cdf_by_integration(t: float, a: float, b: float, steps: int = 200_000) -> float:
+    """P(X < t) for X ~ Beta(a, b) by the midpoint rule, the density built from lgamma."""
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    x = (np.arange(steps) + 0.5) / steps
+    dens = np.exp(log_norm + (a - 1) * np.log(x) + (b - 1) * np.log1p(-x))
+    below = x < t
+    return float(dens[below].sum() / steps)
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 300])
+@pytest.mark.parametrize("t", [0.001, 0.01, 0.2])
+def test_uniform_prior_and_no_conversion_is_one_minus_power(n, t):
+    assert prob_rate_below(t, 0, n, BetaPrior(1.0, 1.0)) == pytest.approx(1 - (1 - t) ** (n + 1))
+
+
+def test_hand_computed_case_with_one_conversion():
+    # Beta(2, 50): P(X < t) = 1 - (1-t)^51 - 51 t (1-t)^50
+    t = 0.02
+    expected = 1 - (1 - t) ** 51 - 51 * t * (1 - t) ** 50
+    assert prob_rate_below(t, 1, 50, BetaPrior(1.0, 1.0)) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("a", "b", "c", "n", "t"), [
+    (2.0, 198.0, 3, 400, 0.01),
+    (0.5, 40.0, 7, 900, 0.006),
+    (3.3, 120.0, 0, 250, 0.02),
+])
+def test_posterior_against_numerical_integration(a, b, c, n, t):
+    got = prob_rate_below(t, c, n, BetaPrior(a, b))
+    assert got == pytest.approx(_beta_cdf_by_integration(t, a + c, b + n - c), abs=2e-4)
+
+
+def test_prior_order_matters():
+    # a is the conversions' side: a larger a puts the rate higher, so P(rate < t) is smaller
+    low = prob_rate_below(0.01, 0, 100, BetaPrior(1.0, 199.0))  # 1 - 0.99 ** 299
+    high = prob_rate_below(0.01, 0, 100, BetaPrior(199.0, 1.0))
+    assert low == pytest.approx(1 - 0.99**299)
+    assert low > 0.5 > high
+
+
+def test_thresholds_outside_zero_one_and_arrays():
+    assert prob_rate_below(-1.0, 0, 10, BetaPrior(1, 1)) == 0.0
+    assert prob_rate_below(2.0, 0, 10, BetaPrior(1, 1)) == 1.0
+    out = prob_rate_below(np.array([0.01, 0.02]), np.array([0, 0]), np.array([10, 10]),
+                          (np.array([1.0, 1.0]), np.array([1.0, 1.0])))
+    assert out.shape == (2,) and out[0] < out[1]
+
+
+def test_poisson_and_binomial_zero_conversion_p():
+    assert zero_conversion_p(200, 0.01) == pytest.approx(math.exp(-2))
+    assert zero_conversion_p(200, 0.01, binomial=True) == pytest.approx(0.99 ** 200)
+    assert zero_conversion_p(0, 0.5) == 1.0
+    np.testing.assert_allclose(zero_conversion_p(np.array([0, 100]), 0.02),
+                               [1.0, math.exp(-2)])
+
+
+@pytest.mark.parametrize("rate", [0.001, 0.013, 0.05, 0.3])
+@pytest.mark.parametrize("p", [0.01, 0.05, 0.2])
+@pytest.mark.parametrize("binomial", [False, True])
+def test_clicks_for_confidence_is_the_inverse(rate, p, binomial):
+    n = clicks_for_confidence(rate, p, binomial=binomial)
+    assert zero_conversion_p(n, rate, binomial=binomial) <= p
+    assert zero_conversion_p(n - 1, rate, binomial=binomial) > p
+
+
+def test_clicks_for_confidence_edges():
+    assert clicks_for_confidence(0.01, 0.05) == 300  # ln 20 / 0.01 = 299.57
+    assert clicks_for_confidence(0.0, 0.05) == math.inf
+    with pytest.raises(ValueError):
+        clicks_for_confidence(0.01, 0.0)
+
+
+def test_prior_fit_recovers_a_known_beta():
+    rng = np.random.default_rng(20261124)
+    a, b = 2.0, 198.0
+    rates = rng.beta(a, b, size=400)
+    clicks = rng.integers(500, 5000, size=400)
+    conversions = rng.binomial(clicks, rates)
+    prior = fit_beta_prior(conversions, clicks)
+    assert prior.fitted
+    assert prior.mean == pytest.approx(a / (a + b), rel=0.1)
+    assert prior.a == pytest.approx(a, rel=0.35)
+    assert prior.b == pytest.approx(b, rel=0.35)
+
+
+def test_prior_fallbacks_are_weak_and_never_degenerate():
+    one = fit_beta_prior([3], [100])
+    assert not one.fitted and one.a + one.b == pytest.approx(2.0)
+    assert one.mean == pytest.approx(3.5 / 101)
+    same = fit_beta_prior([10, 10, 10, 10], [1000, 1000, 1000, 1000])  # no spread
+    assert not same.fitted and same.mean == pytest.approx(40.5 / 4001)
+    none = fit_beta_prior([0, 0, 0], [0, 0, 0])  # no clicks at all
+    assert (none.a, none.b, none.fitted) == (1.0, 1.0, False)
+    zeros = fit_beta_prior([0, 0, 0, 0], [100, 200, 300, 400])  # no conversions
+    assert not zeros.fitted
+    for prior in (one, same, none, zeros):
+        assert prior.a > 0 and prior.b > 0
+
+
+def test_break_even_rate():
+    assert break_even_rate(5.0, 1000, 2.5) == pytest.approx(0.002)
+    assert math.isnan(break_even_rate(5.0, 0, 2.5))
+    assert math.isnan(break_even_rate(5.0, 10, 0.0))
+
+
+def _synthetic_stats(seed: int = 7, campaigns: int = 20, items: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for cid in range(1, campaigns + 1):
+        rates = rng.beta(2.0, 150.0, size=items)
+        for i, rate in enumerate(rates):
+            for day in range(2):  # two rows per item: the frame sums them
+                clicks = int(rng.integers(0, 800))
+                conv = int(rng.binomial(clicks, rate))
+                rows.append((cid, "source", f"s{i}", day, clicks * 20, clicks, clicks * 0.02,
+                             conv, conv * 2.0))
+    cols = ["campaign_id", "level", "key", "day", "impressions", "clicks", "cost",
+            "conversions", "revenue"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_evidence_frame_one_row_per_item_and_probabilities_in_range():
+    stats = _synthetic_stats()
+    ev = evidence_frame(stats)
+    assert len(ev) == 20 * 60
+    assert not ev.duplicated(["campaign_id", "level", "key"]).any()
+    totals = stats.groupby(["campaign_id", "level", "key"])["clicks"].sum().to_numpy()
+    np.testing.assert_array_equal(ev["clicks"].to_numpy(), totals)
+    p = ev["p_below_break_even"]
+    assert p.notna().all() and p.between(0, 1).all()
+    z = ev["zero_p"].dropna()
+    assert z.between(0, 1).all()
+    assert (ev["prior_a"] > 0).all() and (ev["prior_b"] > 0).all()
+    assert ev["prior_fitted"].all()
+    np.testing.assert_allclose(ev["break_even"], 0.01)  # cpc 0.02 / payout 2.0
+
+
+def test_evidence_prior_leaves_the_item_out():
+    stats = _synthetic_stats(campaigns=1, items=30)
+    ev = evidence_frame(stats)
+    row = ev.iloc[0]
+    others = ev.iloc[1:]
+    prior = fit_beta_prior(others["conversions"], others["clicks"])
+    assert (row["prior_a"], row["prior_b"]) == pytest.approx((prior.a, prior.b))
+
+
+def test_evidence_probability_falls_as_conversions_rise():
+    base = pd.DataFrame({
+        "campaign_id": [1] * 5, "level": ["source"] * 5, "key": list("abcde"),
+        "impressions": [0] * 5, "clicks": [1000, 1200, 900, 1100, 500],
+        "cost": [10.0, 12.0, 9.0, 11.0, 5.0], "conversions": [8, 15, 4, 11, 0],
+        "revenue": [16.0, 30.0, 8.0, 22.0, 0.0],
+    })
+    probs = []
+    for conv in range(0, 12):
+        s = base.copy()
+        s.loc[4, "conversions"] = conv
+        probs.append(evidence_frame(s, payout=2.0).set_index("key").loc["e", "p_below_break_even"])
+    assert all(x > y for x, y in zip(probs, probs[1:], strict=False))
+
+
+def test_evidence_zero_p_and_min_sample():
+    s = pd.DataFrame({
+        "campaign_id": [1] * 4, "level": ["source"] * 4, "key": list("abcd"),
+        "impressions": [0] * 4, "clicks": [1000, 1000, 1000, 50],
+        "cost": [10.0] * 3 + [0.5], "conversions": [10, 20, 5, 0],
+        "revenue": [20.0, 40.0, 10.0, 0.0],
+    })
+    ev = evidence_frame(s, min_clicks=100).set_index("key")
+    d = ev.loc["d"]
+    rate = d["prior_a"] / (d["prior_a"] + d["prior_b"])
+    assert d["zero_p"] == pytest.approx(math.exp(-50 * rate))
+    assert math.isnan(ev.loc["a", "zero_p"])
+    assert list(ev["min_sample"]) == [True, True, True, False]

@@ -1,0 +1,256 @@
+"""The numbers behind a statistical rule: a Beta prior per campaign, posterior probabilities,
+the Poisson chance of zero conversions, and a per-item evidence frame.
+
+Pure functions over numbers, numpy arrays and pandas frames; nothing here reads or writes.
+
+>>> prior = BetaPrior(1.0, 1.0)
+>>> round(prob_rate_below(0.01, 0, 100, prior), 4)   # 1 - 0.99 ** 101
+0.6376
+>>> round(zero_conversion_p(200, 0.01), 4)           # exp(-2)
+0.1353
+>>> clicks_for_confidence(0.01, 0.05)
+300
+
+The formulas:
+
+- prior: method of moments on the items' rates ``c_i / n_i`` weighted by clicks ``n_i``.
+  With ``N = sum n_i``, ``C = sum c_i``, ``m = C / N`` and ``K`` items with clicks, the
+  between-item variance is the observed weighted spread less the binomial noise,
+  ``v = (sum n_i (c_i/n_i - m)^2 - m (1 - m) (K - 1)) / (N - sum n_i^2 / N)``, and
+  ``a + b = m (1 - m) / v - 1`` (capped at ``N``: a prior never weighs more than the clicks
+  it was fitted from), ``a = m (a + b)``, ``b = (1 - m) (a + b)``.
+- fallback (fewer than ``MIN_PRIOR_ITEMS`` items with clicks, no conversion or nothing but
+  conversions, no spread beyond the binomial noise): a weak prior worth
+  ``WEAK_PRIOR_STRENGTH`` clicks centred on the smoothed pooled rate
+  ``(C + 0.5) / (N + 1)``; with no clicks at all that is Beta(1, 1). ``a`` and ``b`` are
+  always positive.
+- posterior: Beta(a + conversions, b + clicks - conversions); ``P(rate < t)`` is the
+  regularized incomplete beta function ``I_t(a + c, b + n - c)``.
+- zero conversions in ``n`` clicks at rate ``r``: ``exp(-n r)`` (Poisson) or ``(1 - r)^n``
+  (Binomial); clicks for that to reach ``p``: ``ceil(ln(1/p) / r)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import betainc
+
+#: Fewer items with clicks than this and a campaign's prior is the weak fallback.
+MIN_PRIOR_ITEMS = 3
+#: How many clicks the weak fallback prior is worth (``a + b``).
+WEAK_PRIOR_STRENGTH = 2.0
+#: The columns of a stats frame that :func:`evidence_frame` reads.
+STATS_COLUMNS = ("campaign_id", "level", "key", "impressions", "clicks", "cost",
+                 "conversions", "revenue")
+_KEYS = ["campaign_id", "level", "key"]
+_SUMS = ["clicks", "cost", "conversions", "revenue"]
+
+
+@dataclass(frozen=True)
+class BetaPrior:
+    """A Beta(a, b) prior of conversion rates; ``fitted`` is False for the weak fallback.
+
+    >>> BetaPrior(2.0, 198.0).mean
+    0.01
+    """
+
+    a: float
+    b: float
+    fitted: bool = True
+
+    @property
+    def mean(self) -> float:
+        return self.a / (self.a + self.b)
+
+
+def _prior_from_sums(k, n, c, q, n2):
+    """Vectorised method of moments from sums over items with clicks: ``k`` items, ``n``
+    clicks, ``c`` conversions, ``q = sum c_i^2 / n_i``, ``n2 = sum n_i^2``.
+    Returns ``(a, b, fitted)`` arrays."""
+    k, n, c, q, n2 = (np.asarray(x, dtype=float) for x in (k, n, c, q, n2))
+    weak_mean = (c + 0.5) / (n + 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m = c / n
+        spread = q - c * c / n
+        denom = n - n2 / n
+        var = (spread - m * (1.0 - m) * (k - 1.0)) / denom
+        strength = np.minimum(m * (1.0 - m) / var - 1.0, n)
+    fitted = (k >= MIN_PRIOR_ITEMS) & (n > 0) & (c > 0) & (c < n) & (denom > 0) & (var > 0)
+    fitted &= np.isfinite(strength) & (strength > 0)
+    a = np.where(fitted, m * strength, weak_mean * WEAK_PRIOR_STRENGTH)
+    b = np.where(fitted, (1.0 - m) * strength, (1.0 - weak_mean) * WEAK_PRIOR_STRENGTH)
+    return a, b, fitted
+
+
+def fit_beta_prior(conversions, clicks) -> BetaPrior:
+    """A Beta prior of conversion rates fitted from items' conversions and clicks (the other
+    items of a campaign); items without clicks are left out. See the module for the formula
+    and the fallback.
+
+    >>> fit_beta_prior([0], [100])                      # one item: the weak fallback
+    BetaPrior(a=0.00990..., b=1.99009..., fitted=False)
+    >>> fit_beta_prior([], [])
+    BetaPrior(a=1.0, b=1.0, fitted=False)
+    """
+    conv = np.asarray(conversions, dtype=float)
+    n = np.asarray(clicks, dtype=float)
+    has = n > 0
+    conv, n = conv[has], n[has]
+    a, b, fitted = _prior_from_sums(
+        has.sum(), n.sum(), conv.sum(), (conv * conv / n).sum(), (n * n).sum()
+    )
+    return BetaPrior(float(a), float(b), bool(fitted))
+
+
+def _ab(prior) -> tuple:
+    if isinstance(prior, BetaPrior):
+        return prior.a, prior.b
+    a, b = prior
+    return np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+
+
+def prob_rate_below(threshold, conversions, clicks, prior):
+    """``P(rate < threshold)`` under the posterior Beta(a + conversions, b + clicks -
+    conversions); ``prior`` is a :class:`BetaPrior` or an ``(a, b)`` pair (arrays allowed).
+    Vectorised; a threshold at or below 0 gives 0, at or above 1 gives 1.
+
+    >>> round(prob_rate_below(0.02, 1, 50, BetaPrior(1.0, 1.0)), 4)
+    0.2717
+    """
+    a, b = _ab(prior)
+    c = np.asarray(conversions, dtype=float)
+    n = np.asarray(clicks, dtype=float)
+    t = np.clip(np.asarray(threshold, dtype=float), 0.0, 1.0)
+    out = betainc(a + c, b + n - c, t)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def zero_conversion_p(clicks, rate, binomial: bool = False):
+    """The probability of no conversion in ``clicks`` clicks at conversion rate ``rate``:
+    ``exp(-clicks * rate)`` (Poisson), or ``(1 - rate) ** clicks`` with ``binomial=True``.
+
+    >>> round(zero_conversion_p(100, 0.02, binomial=True), 4)
+    0.1326
+    """
+    n = np.asarray(clicks, dtype=float)
+    r = np.asarray(rate, dtype=float)
+    out = np.power(1.0 - r, n) if binomial else np.exp(-n * r)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def clicks_for_confidence(rate: float, p: float, binomial: bool = False) -> float:
+    """The fewest clicks without a conversion for :func:`zero_conversion_p` to be at or below
+    ``p``: ``ceil(ln(1/p) / rate)`` (Binomial: ``ceil(ln p / ln(1 - rate))``); infinite at a
+    rate of 0.
+
+    >>> clicks_for_confidence(0.02, 0.05, binomial=True)
+    149
+    >>> clicks_for_confidence(0.0, 0.05)
+    inf
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must lie strictly between 0 and 1, not {p}")
+    if rate <= 0.0:
+        return math.inf
+    if rate >= 1.0:
+        return 1
+    per_click = -math.log1p(-rate) if binomial else rate
+    return math.ceil(-math.log(p) / per_click - 1e-9)
+
+
+def break_even_rate(cost, clicks, revenue_per_conversion):
+    """The conversion rate at which an item pays for itself: cost per click / payout.
+    Vectorised; NaN where there are no clicks or no payout.
+
+    >>> break_even_rate(5.0, 1000, 2.5)
+    0.002
+    """
+    cost, n, pay = (np.asarray(x, dtype=float) for x in (cost, clicks, revenue_per_conversion))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where((n > 0) & (pay > 0), cost / n / pay, np.nan)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def item_totals(stats: pd.DataFrame) -> pd.DataFrame:
+    """One row per item (campaign_id, level, key) with its clicks, cost, conversions and
+    revenue summed over the stats frame's rows (days).
+
+    >>> s = pd.DataFrame({"campaign_id": [1, 1], "level": ["source"] * 2, "key": ["a", "a"],
+    ...                   "impressions": [0, 0], "clicks": [10, 5], "cost": [1.0, 0.5],
+    ...                   "conversions": [1, 0], "revenue": [2.0, 0.0]})
+    >>> item_totals(s)[["key", "clicks", "conversions"]].to_dict("records")
+    [{'key': 'a', 'clicks': 15.0, 'conversions': 1.0}]
+    """
+    frame = stats[_KEYS + _SUMS].copy()
+    frame[_SUMS] = frame[_SUMS].astype(float).fillna(0.0)
+    return frame.groupby(_KEYS, sort=True, observed=True, as_index=False)[_SUMS].sum()
+
+
+def leave_one_out_priors(items: pd.DataFrame) -> tuple:
+    """For each item of :func:`item_totals`, the prior ``(a, b, fitted)`` fitted from the
+    other items of its campaign at its level (the item's own numbers left out)."""
+    n = items["clicks"].to_numpy(float)
+    c = items["conversions"].to_numpy(float)
+    has = n > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(has, c * c / n, 0.0)
+    parts = pd.DataFrame(
+        {"k": has.astype(float), "n": n, "c": c, "q": q, "n2": n * n},
+        index=items.index,
+    )
+    groups = [items["campaign_id"], items["level"]]
+    totals = parts.groupby(groups, sort=False, observed=True).transform("sum")
+    others = totals - parts
+    return _prior_from_sums(*(others[col].to_numpy() for col in ["k", "n", "c", "q", "n2"]))
+
+
+def _payouts(items: pd.DataFrame, payout) -> np.ndarray:
+    """Revenue per conversion: ``payout`` when given, else the campaign's revenue over its
+    conversions (NaN for a campaign without conversions)."""
+    if payout is not None:
+        return np.broadcast_to(np.asarray(payout, dtype=float), len(items)).copy()
+    sums = items.groupby("campaign_id", observed=True)[["revenue", "conversions"]].transform(
+        "sum"
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(sums["conversions"] > 0, sums["revenue"] / sums["conversions"], np.nan)
+
+
+def evidence_frame(stats: pd.DataFrame, payout=None, min_clicks: float = 100.0) -> pd.DataFrame:
+    """Per item of a stats frame (columns ``STATS_COLUMNS``), the numbers a statistical rule
+    decides on: clicks, cost, conversions, revenue, observed ``rate``, the prior
+    (``prior_a``, ``prior_b``, ``prior_fitted``) fitted from the other items of its campaign
+    at its level, ``posterior_mean``, ``break_even`` (cost per click / payout; ``payout`` a
+    number or array, else the campaign's revenue per conversion), ``p_below_break_even``,
+    ``zero_p`` (the Poisson chance of its zero conversions at the prior's mean rate; NaN for
+    an item that converted) and ``min_sample`` (clicks >= ``min_clicks``).
+
+    >>> s = pd.DataFrame({"campaign_id": [1] * 3, "level": ["source"] * 3,
+    ...                   "key": ["a", "b", "c"], "impressions": [0] * 3,
+    ...                   "clicks": [1000, 1000, 400], "cost": [10.0, 10.0, 4.0],
+    ...                   "conversions": [10, 12, 0], "revenue": [20.0, 24.0, 0.0]})
+    >>> e = evidence_frame(s)
+    >>> e[["key", "conversions", "break_even"]].to_dict("records")
+    [{'key': 'a', 'conversions': 10.0, 'break_even': 0.005}, \
+{'key': 'b', 'conversions': 12.0, 'break_even': 0.005}, \
+{'key': 'c', 'conversions': 0.0, 'break_even': 0.005}]
+    >>> bool(e["p_below_break_even"].iloc[2] > 0.9)
+    True
+    """
+    out = item_totals(stats)
+    n = out["clicks"].to_numpy(float)
+    c = out["conversions"].to_numpy(float)
+    a, b, fitted = leave_one_out_priors(out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["rate"] = np.where(n > 0, c / n, np.nan)
+    out["prior_a"], out["prior_b"], out["prior_fitted"] = a, b, fitted
+    out["posterior_mean"] = (a + c) / (a + b + n)
+    out["break_even"] = break_even_rate(out["cost"], n, _payouts(out, payout))
+    out["p_below_break_even"] = prob_rate_below(out["break_even"].to_numpy(), c, n, (a, b))
+    out["zero_p"] = np.where(c == 0, zero_conversion_p(n, a / (a + b)), np.nan)
+    out["min_sample"] = n >= min_clicks
+    return out
