@@ -15,6 +15,8 @@
     ├── PlanRefused          a guard refused a plan before any call (``guard``, ``details``)
     ├── SnapshotError        a saved account snapshot that cannot be read
     ├── CliError             a mistake on the command line (not a workbook, unknown campaign)
+    ├── StatsError           a tracker export that does not read: every problem
+    │                        (``StatsProblem``) with its line, column and value
     └── WorkbookError        an edited workbook that does not validate: every problem
                              (``WorkbookProblem``) with its sheet, row, column and value
 
@@ -240,6 +242,55 @@ class WorkbookError(ToolkitError, ValueError):
         return f"<p><b>{first}</b></p>" + self.to_frame().to_html(index=False)
 
 
+class StatsProblem(NamedTuple):
+    """One bad value (or missing column) of a statistics export: ``line`` is the file's line
+    (the header is line 1; the sheet's row for XLSX, the row number + 1 for Parquet; ``None``
+    for the whole file), ``column`` the header name."""
+
+    line: int | None
+    column: str | None
+    value: Any
+    message: str
+
+    def __str__(self) -> str:
+        where = "file" if self.line is None else f"line {self.line}"
+        if self.column:
+            where += f" [{self.column}]"
+        value = "" if self.value is None else f" {self.value!r}:"
+        return f"{where}:{value} {self.message}"
+
+
+class StatsError(ToolkitError, ValueError):
+    """A statistics export that does not read; nothing was returned.
+
+    ``problems`` lists every :class:`StatsProblem` found; the message shows the first 20 and
+    counts the rest.
+
+    >>> print(StatsError([StatsProblem(3, "Cost", "abc", "not a number")], "stats.csv"))
+    1 problem in stats.csv:
+      line 3 [Cost]: 'abc': not a number
+    """
+
+    #: How many problems the message shows.
+    SHOWN = 20
+
+    def __init__(self, problems: list[StatsProblem], path: str | None = None) -> None:
+        self.problems = list(problems)
+        self.path = path
+        n = len(self.problems)
+        lines = [f"{n} problem{'s' if n != 1 else ''} in {path or 'the statistics'}:"]
+        lines += [f"  {p}" for p in self.problems[: self.SHOWN]]
+        if n > self.SHOWN:
+            lines.append(f"  ... and {n - self.SHOWN} more")
+        super().__init__("\n".join(lines))
+
+    def to_frame(self) -> Any:
+        """The problems as a DataFrame (line, column, value, message)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.problems, columns=list(StatsProblem._fields))
+
+
 __all__ = [
     "ApiError",
     "AuthError",
@@ -250,6 +301,8 @@ __all__ = [
     "PlanRefused",
     "RateLimitError",
     "SnapshotError",
+    "StatsError",
+    "StatsProblem",
     "ToolkitError",
     "TransportError",
     "ValidationError",

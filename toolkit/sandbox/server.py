@@ -20,6 +20,7 @@ from .handlers.common import Config
 from .httpserver import Server
 from .refs import load_refs
 from .seed import seed_store
+from .stats_gen import generate_stats
 from .store import Store
 
 log = logging.getLogger("toolkit.sandbox")
@@ -190,6 +191,16 @@ class Sandbox:
         assert self.app is not None, "the sandbox is not running"
         with self.app._stats_lock:
             return {f"{m} {p} {s}": n for (m, p, s), n in sorted(self.app.stats.items())}
+
+    def stats_export(
+        self, path: str | Path, *, days: int = 14, seed: int = 0
+    ) -> list[dict[str, Any]]:
+        """Write a tracker-style statistics CSV for the demo account's sources, subIds and
+        countries, and return the true conversion rate of each item (see
+        :func:`toolkit.sandbox.stats_gen.generate_stats`). The sandbox must be started."""
+        if self.store is None:
+            raise RuntimeError("start the sandbox first")
+        return generate_stats(self.store, path, days=days, seed=seed)
 
     def _control(self, method: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
         handlers = {

@@ -1,0 +1,214 @@
+"""Out-of-core aggregation of large tracker exports with DuckDB.
+
+The file is never loaded whole: DuckDB scans it (in parallel, spilling to disk when memory is
+short) and only the per-item sums come back as a pandas frame.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import StatsError, StatsProblem
+from .layouts import resolve
+from .read import LEVEL_NAMES, _missing, _separator, read_stats
+from .schema import COUNTS, LEVELS, METRICS, stats_frame
+
+#: The columns ``by`` may name.
+GROUPS = ("date", "campaign_id", "level", "key")
+
+
+def aggregate(
+    path: str | os.PathLike[str],
+    by: Sequence[str] = ("campaign_id", "level", "key"),
+    since: dt.date | str | None = None,
+    until: dt.date | str | None = None,
+    *,
+    columns: Mapping[str, str] | None = None,
+    layout: str | None = None,
+) -> pd.DataFrame:
+    """The sums of a CSV or Parquet export per ``by`` (of ``date``, ``campaign_id``,
+    ``level``, ``key``), over the days ``since`` to ``until`` (both included), as the
+    statistics frame (the columns not in ``by`` are missing; ``date`` is the day).
+
+    The values are checked as :func:`toolkit.stats.read_stats` checks them, and a file with
+    bad values raises :class:`toolkit.errors.StatsError` with their lines. An XLSX file is
+    read whole (a sheet holds at most a million rows) and summed with pandas.
+    """
+    by = list(by)
+    unknown = [b for b in by if b not in GROUPS]
+    if unknown:
+        raise ValueError(f"aggregate: cannot group by {unknown}; choose from {GROUPS}")
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".xlsx", ".xlsm", ".xls", ".ods"):
+        return _pandas_sums(read_stats(path, columns, layout=layout), by, since, until)
+    import duckdb
+
+    with duckdb.connect() as con:
+        con.execute("SET TimeZone = 'UTC'")
+        source, headers = _source(path, suffix)
+        layout, mapping = resolve(headers, columns, layout)
+        missing = _missing(headers, columns, mapping, layout)
+        if missing:
+            raise StatsError(missing, str(path))
+        con.execute(f"CREATE TEMP VIEW raw AS SELECT * FROM {source}")
+        _check(con, mapping, str(path))
+        sums = con.execute(_query(mapping, by, since, until)).df()
+    return _typed(sums, by)
+
+
+def _source(path: Path, suffix: str) -> tuple[str, list[str]]:
+    quoted = str(path).replace("'", "''")
+    if suffix in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        return f"read_parquet('{quoted}')", list(pq.read_schema(path).names)
+    sep = _separator(path)
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        headers = next(csv.reader(f, delimiter=sep), [])
+    delim = sep.replace("\t", "\\t")
+    src = f"read_csv('{quoted}', header=true, all_varchar=true, delim='{delim}', quote='\"')"
+    return src, headers
+
+
+def _col(header: str) -> str:
+    return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
+
+
+def _num(header: str) -> str:
+    c = _col(header)
+    return f"TRY_CAST(COALESCE(NULLIF(REGEXP_REPLACE({c}, '^\\$', ''), ''), '0') AS DOUBLE)"
+
+
+def _checks(mapping: dict[str, str]) -> list[tuple[str, str, str]]:
+    """``(header, SQL true on a bad value, message)`` per checked column."""
+    h = mapping["date"]
+    out = [(h, f"TRY_CAST({_col(h)} AS TIMESTAMPTZ) IS NULL", "not a date")]
+    h = mapping["campaign_id"]
+    n = _num(h)
+    out.append(
+        (
+            h,
+            f"{n} IS NULL OR {n} <= 0 OR {n} <> FLOOR({n}) OR {_col(h)} = ''",
+            "not a campaign id (a positive whole number)",
+        )
+    )
+    for name in METRICS:
+        h = mapping.get(name)
+        if h is None:
+            continue
+        n = _num(h)
+        cond = f"{n} IS NULL OR isinf({n})"
+        message = "not a number"
+        if name in COUNTS:
+            cond += f" OR {n} < 0 OR {n} <> FLOOR({n})"
+            message = "not a count (a whole number >= 0)"
+        elif name != "revenue":
+            cond += f" OR {n} < 0"
+            message = "not an amount (a number >= 0)"
+        out.append((h, cond, message))
+    if "level" in mapping and "key" in mapping:
+        names = ", ".join(f"'{k}'" for k in LEVEL_NAMES)
+        lv = f"LOWER(REGEXP_REPLACE({_col(mapping['level'])}, '[\\s_\\-]+', ' ', 'g'))"
+        out.append(
+            (mapping["level"], f"{lv} NOT IN ({names})", f"not a level ({', '.join(LEVELS)})")
+        )
+        out.append((mapping["key"], f"{_col(mapping['key'])} = ''", "empty key"))
+    return out
+
+
+def _check(con: Any, mapping: dict[str, str], where: str) -> None:
+    checks = _checks(mapping)
+    blank = " AND ".join(f"COALESCE({_col(h)}, '') = ''" for h in mapping.values())
+    anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in checks)
+    if not con.execute(f"SELECT count(*) FROM raw WHERE NOT ({blank}) AND ({anybad})").fetchone()[
+        0
+    ]:
+        return
+    flags = ", ".join(f"COALESCE({cond}, TRUE) AS b{i}" for i, (_, cond, _) in enumerate(checks))
+    cells = ", ".join(f"{_col(h)} AS v{i}" for i, (h, _, _) in enumerate(checks))
+    anyflag = " OR ".join(f"b{i}" for i in range(len(checks)))
+    rows = con.execute(
+        f"SELECT * FROM (SELECT row_number() OVER () + 1 AS line, {flags}, {cells}, "
+        f"NOT ({blank}) AS filled FROM raw) WHERE filled AND ({anyflag}) "
+        f"ORDER BY line LIMIT 1000"
+    ).fetchall()
+    problems = []
+    k = len(checks)
+    for row in rows:
+        for i, (h, _, message) in enumerate(checks):
+            if row[1 + i]:
+                problems.append(StatsProblem(int(row[0]), h, row[1 + k + i], message))
+    raise StatsError(problems, where)
+
+
+def _query(mapping: dict[str, str], by: list[str], since: Any, until: Any) -> str:
+    date = f"CAST(TRY_CAST({_col(mapping['date'])} AS TIMESTAMPTZ) AS DATE)"
+    base = [f"{date} AS date", f"CAST({_num(mapping['campaign_id'])} AS BIGINT) AS campaign_id"]
+    base += [f"{_num(mapping[m])} AS {m}" if m in mapping else f"0 AS {m}" for m in METRICS]
+    parts = []
+    if "level" in mapping and "key" in mapping:
+        lv = f"LOWER(REGEXP_REPLACE({_col(mapping['level'])}, '[\\s_\\-]+', ' ', 'g'))"
+        cases = " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in LEVEL_NAMES.items())
+        parts.append(
+            f"SELECT {', '.join(base)}, CASE {lv} {cases} END AS level, "
+            f"{_col(mapping['key'])} AS key FROM raw WHERE {_col(mapping['key'])} <> ''"
+        )
+    for level in LEVELS:
+        if level in mapping:
+            key = _col(mapping[level])
+            parts.append(
+                f"SELECT {', '.join(base)}, '{level}' AS level, {key} AS key "
+                f"FROM raw WHERE COALESCE({key}, '') <> ''"
+            )
+    where = []
+    if since is not None:
+        where.append(f"date >= DATE '{pd.Timestamp(since).date()}'")
+    if until is not None:
+        where.append(f"date <= DATE '{pd.Timestamp(until).date()}'")
+    sums = ", ".join(f"SUM({m}) AS {m}" for m in METRICS)
+    group = ", ".join(by)
+    return (
+        f"SELECT {group}{', ' if by else ''}{sums} FROM ({' UNION ALL '.join(parts)}) "
+        f"{'WHERE ' + ' AND '.join(where) if where else ''} "
+        f"{'GROUP BY ' + group + ' ORDER BY ' + group if by else ''}"
+    )
+
+
+def _typed(sums: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    cols: dict[str, Any] = {}
+    for c in by:
+        cols[c] = sums[c]
+    for m in METRICS:
+        cols[m] = sums[m].fillna(0).round().astype("int64") if m in COUNTS else sums[m].fillna(0)
+    if "date" in cols:
+        cols["date"] = pd.to_datetime(cols["date"]).dt.tz_localize("UTC")
+    out = stats_frame(cols)
+    if by and len(out):  # in the frame's order: levels as declared, then keys
+        out = out.sort_values(by, kind="stable").reset_index(drop=True)
+    return out
+
+
+def _pandas_sums(df: pd.DataFrame, by: list[str], since: Any, until: Any) -> pd.DataFrame:
+    day = df["date"].dt.floor("D")
+    if since is not None:
+        df = df[day >= pd.Timestamp(since, tz="UTC")]
+    if until is not None:
+        df = df[df["date"].dt.floor("D") <= pd.Timestamp(until, tz="UTC")]
+    df = df.assign(date=df["date"].dt.floor("D"))
+    if not by:
+        return _typed(df[list(METRICS)].sum().to_frame().T, by)
+    sums = df.groupby(by, observed=True, sort=True)[list(METRICS)].sum().reset_index()
+    if "date" in by:
+        sums["date"] = sums["date"].dt.tz_localize(None)
+    return _typed(sums, by)
+
+
+__all__ = ["GROUPS", "aggregate"]
