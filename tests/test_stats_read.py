@@ -151,3 +151,20 @@ def test_duckdb_sums_equal_pandas_sums(tmp_path):
     parquet = tmp_path / "gen.parquet"
     pd.read_csv(path).to_parquet(parquet)
     pd.testing.assert_frame_equal(aggregate(parquet), aggregate(path))
+
+
+def test_a_large_csv_is_parsed_by_duckdb_with_the_same_result(tmp_path, monkeypatch):
+    from toolkit.stats import read as read_module
+
+    path = write_layout(tmp_path / "b.csv", "bemob")
+    expected = read_stats(path)
+    monkeypatch.setattr(read_module, "LARGE_CSV_BYTES", 0)
+    pd.testing.assert_frame_equal(read_stats(path), expected)
+    bad = write_layout(
+        tmp_path / "bad.csv",
+        "bemob",
+        [*ROWS, ("2026-01-03", "7", "s", "", "", "1", "1", "x", "0", "0")],
+    )
+    with pytest.raises(StatsError) as caught:
+        read_stats(bad)
+    assert [(p.line, p.column) for p in caught.value.problems] == [(5, "Cost")]
