@@ -37,6 +37,8 @@ PUBLIC: dict[str, str] = {
     "PlanRefused": "toolkit.errors",
     "RateLimitError": "toolkit.errors",
     "SnapshotError": "toolkit.errors",
+    "StatsError": "toolkit.errors",
+    "StatsProblem": "toolkit.errors",
     "ToolkitError": "toolkit.errors",
     "TransportError": "toolkit.errors",
     "ValidationError": "toolkit.errors",
@@ -53,6 +55,8 @@ PUBLIC: dict[str, str] = {
     "undo": "toolkit.bulk",
     "export_workbook": "toolkit.bulk.workbook",
     "read_workbook": "toolkit.bulk.workbook",
+    # tracker statistics (pandas)
+    "read_stats": "toolkit.stats",
     # bid reports (pandas)
     "BidReport": "toolkit.reports",
     "bid_report": "toolkit.reports",
