@@ -11,6 +11,20 @@ import requests
 
 from toolkit.sandbox import Sandbox
 
+#: Variables that would point a kernel (a notebook's, Voila's) at a real account or at the
+#: user's files: unset where notebooks run in the tests.
+UNSET = (
+    "CAMPAIGN_API_KEY",
+    "CAMPAIGN_API_URL",
+    "CAMPAIGN_TOOLKIT_CONFIG",
+    "CAMPAIGN_TOOLKIT_JOURNAL",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "JUPYTER_CONFIG_DIR",
+    "IPYTHONDIR",
+    "MPLBACKEND",
+)
+
 
 def brackets(params: dict[str, Any]) -> list[tuple[str, str]]:
     """Encode nested params as the interface's query form: ``a[]=``, ``a[K]=``, ``a[K][f]=``."""

@@ -26,24 +26,14 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
+from .conftest import UNSET
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 #: Seconds one cell may take.
 CELL_TIMEOUT = 300
 KERNEL = "python3"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-#: Variables that would point a notebook at a real account, or at the user's files.
-UNSET = (
-    "CAMPAIGN_API_KEY",
-    "CAMPAIGN_API_URL",
-    "CAMPAIGN_TOOLKIT_CONFIG",
-    "CAMPAIGN_TOOLKIT_JOURNAL",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "JUPYTER_CONFIG_DIR",
-    "IPYTHONDIR",
-    "MPLBACKEND",
-)
 
 
 def notebooks() -> list[Path]:

@@ -37,6 +37,8 @@ import requests
 
 from toolkit.sandbox import Sandbox
 
+from ..conftest import UNSET
+
 HERE = Path(__file__).resolve().parent
 #: Names another Chromium executable; ``none`` (or a path that is not there) skips the tests.
 ENV_CHROMIUM = "CAMPAIGN_TOOLKIT_CHROMIUM"
@@ -54,18 +56,6 @@ ACTION_TIMEOUT = 60_000
 VIEWPORT = {"width": 1280, "height": 900}
 #: What Voila shows of a cell's standard error (tracebacks included).
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
-#: Variables that would point Voila's kernels at a real account or at the user's files.
-UNSET = (
-    "CAMPAIGN_API_KEY",
-    "CAMPAIGN_API_URL",
-    "CAMPAIGN_TOOLKIT_CONFIG",
-    "CAMPAIGN_TOOLKIT_JOURNAL",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "JUPYTER_CONFIG_DIR",
-    "IPYTHONDIR",
-    "MPLBACKEND",
-)
 
 
 def find_chromium() -> tuple[str | None, str]:
