@@ -38,6 +38,8 @@ PUBLIC: dict[str, str] = {
     "RateLimitError": "toolkit.errors",
     "SnapshotError": "toolkit.errors",
     "StatsError": "toolkit.errors",
+    "RulesError": "toolkit.errors",
+    "RuleProblem": "toolkit.errors",
     "StatsProblem": "toolkit.errors",
     "ToolkitError": "toolkit.errors",
     "TransportError": "toolkit.errors",
@@ -57,6 +59,8 @@ PUBLIC: dict[str, str] = {
     "read_workbook": "toolkit.bulk.workbook",
     # tracker statistics (pandas)
     "read_stats": "toolkit.stats",
+    "load_rules": "toolkit.rules",
+    "evaluate_rules": "toolkit.rules",
     # bid reports (pandas)
     "BidReport": "toolkit.reports",
     "bid_report": "toolkit.reports",

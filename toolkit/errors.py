@@ -17,6 +17,8 @@
     ├── CliError             a mistake on the command line (not a workbook, unknown campaign)
     ├── StatsError           a tracker export that does not read: every problem
     │                        (``StatsProblem``) with its line, column and value
+    ├── RulesError           rules that do not validate: every problem (``RuleProblem``)
+    │                        with its rule and field
     └── WorkbookError        an edited workbook that does not validate: every problem
                              (``WorkbookProblem``) with its sheet, row, column and value
 
@@ -291,6 +293,41 @@ class StatsError(ToolkitError, ValueError):
         return pd.DataFrame(self.problems, columns=list(StatsProblem._fields))
 
 
+class RuleProblem(NamedTuple):
+    """One problem of a set of rules: ``rule`` is the rule's number (from 1; ``None`` for
+    the whole set), ``name`` its name, ``field`` the field (``when``, ``action``...)."""
+
+    rule: int | None
+    name: str | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = "rules" if self.rule is None else f"rule {self.rule}"
+        if self.name:
+            where += f" {self.name!r}"
+        if self.field:
+            where += f" [{self.field}]"
+        return f"{where}: {self.message}"
+
+
+class RulesError(ToolkitError, ValueError):
+    """Rules that do not validate; nothing was evaluated.
+
+    >>> print(RulesError([RuleProblem(2, "cut", "action", "unknown action 'ban'")], "r.yaml"))
+    1 problem in r.yaml:
+      rule 2 'cut' [action]: unknown action 'ban'
+    """
+
+    def __init__(self, problems: list[RuleProblem], source: str | None = None) -> None:
+        self.problems = list(problems)
+        self.source = source
+        n = len(self.problems)
+        lines = [f"{n} problem{'s' if n != 1 else ''} in {source or 'the rules'}:"]
+        lines += [f"  {p}" for p in self.problems]
+        super().__init__("\n".join(lines))
+
+
 __all__ = [
     "ApiError",
     "AuthError",
@@ -300,6 +337,8 @@ __all__ = [
     "NotFoundError",
     "PlanRefused",
     "RateLimitError",
+    "RuleProblem",
+    "RulesError",
     "SnapshotError",
     "StatsError",
     "StatsProblem",

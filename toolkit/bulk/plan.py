@@ -66,7 +66,9 @@ class Plan:
     ``scope`` is the campaigns whose live state the plan was made against: with the
     exported state known, those the edit touches (none for an edit that changes nothing);
     without it, every campaign of the tables. ``names`` maps campaign ids to their names
-    (for the preview). The preview shows each
+    (for the preview). ``reasons`` maps ``(campaign_id, target, key)`` (``key`` ``""``
+    for a campaign's move) to why the change was made (a rule and its numbers), shown
+    beside the change. The preview shows each
     change as the user thinks of it (:meth:`changes`, :meth:`summary`, the HTML view in a
     notebook); :meth:`to_frame` shows the calls.
     """
@@ -76,6 +78,7 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     scope: tuple[int, ...] = ()
     names: dict[int, str] = field(default_factory=dict)
+    reasons: dict[tuple[int, str, str], str] = field(default_factory=dict)
     _edits: tuple[tuple[int, ...], list[Any]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -95,7 +98,8 @@ class Plan:
 
     def changes(self) -> pd.DataFrame:
         """One row per campaign x change: call, calls, step, campaign_id, campaign_name,
-        what, target, list_type, key, old, new, change (the words, ``bid US 0.30 -> 0.33``)."""
+        what, target, list_type, key, old, new, change (the words, ``bid US 0.30 -> 0.33``),
+        why (the reason in ``reasons``, a rule and its numbers; else missing)."""
         return preview.change_frame(self)
 
     def to_frame(self) -> pd.DataFrame:

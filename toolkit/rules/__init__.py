@@ -1,11 +1,19 @@
-"""Rules over tracker statistics that become plans; :mod:`~toolkit.rules.evidence` holds
-the numbers they decide on (Beta priors, posterior probabilities, Poisson chances).
+"""Rules over tracker statistics that become plans.
+
+- :mod:`~toolkit.rules.model`: rules as data (:func:`load_rules`, :data:`METRICS`,
+  :data:`ACTIONS`);
+- :mod:`~toolkit.rules.evidence`: the numbers statistical rules decide on (Beta priors,
+  posterior probabilities, Poisson chances);
+- :mod:`~toolkit.rules.decide`: statistics to decisions with their evidence;
+- :mod:`~toolkit.rules.evaluate`: decisions to a plan (:func:`evaluate_rules`).
 
 >>> from toolkit.rules import BetaPrior, prob_rate_below
 >>> round(prob_rate_below(0.01, 0, 100, BetaPrior(1.0, 1.0)), 4)
 0.6376
 """
 
+from .decide import DECISION_COLUMNS, Stats, decide
+from .evaluate import RulesResult, evaluate_rules
 from .evidence import (
     BetaPrior,
     break_even_rate,
@@ -15,13 +23,24 @@ from .evidence import (
     prob_rate_below,
     zero_conversion_p,
 )
+from .model import ACTIONS, METRICS, Clause, Rule, load_rules
 
 __all__ = [
+    "ACTIONS",
+    "DECISION_COLUMNS",
+    "METRICS",
     "BetaPrior",
+    "Clause",
+    "Rule",
+    "RulesResult",
+    "Stats",
     "break_even_rate",
     "clicks_for_confidence",
+    "decide",
+    "evaluate_rules",
     "evidence_frame",
     "fit_beta_prior",
+    "load_rules",
     "prob_rate_below",
     "zero_conversion_p",
 ]

@@ -33,6 +33,7 @@ The formulas:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +49,7 @@ STATS_COLUMNS = ("campaign_id", "level", "key", "impressions", "clicks", "cost",
                  "conversions", "revenue")
 _KEYS = ["campaign_id", "level", "key"]
 _SUMS = ["clicks", "cost", "conversions", "revenue"]
+_WITHIN = ("campaign_id", "level")
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,7 @@ def break_even_rate(cost, clicks, revenue_per_conversion):
 
 def item_totals(stats: pd.DataFrame) -> pd.DataFrame:
     """One row per item (campaign_id, level, key) with its clicks, cost, conversions and
-    revenue summed over the stats frame's rows (days).
+    revenue (and impressions, when the frame has them) summed over the stats frame's rows (days).
 
     >>> s = pd.DataFrame({"campaign_id": [1, 1], "level": ["source"] * 2, "key": ["a", "a"],
     ...                   "impressions": [0, 0], "clicks": [10, 5], "cost": [1.0, 0.5],
@@ -185,14 +187,16 @@ def item_totals(stats: pd.DataFrame) -> pd.DataFrame:
     >>> item_totals(s)[["key", "clicks", "conversions"]].to_dict("records")
     [{'key': 'a', 'clicks': 15.0, 'conversions': 1.0}]
     """
-    frame = stats[_KEYS + _SUMS].copy()
-    frame[_SUMS] = frame[_SUMS].astype(float).fillna(0.0)
-    return frame.groupby(_KEYS, sort=True, observed=True, as_index=False)[_SUMS].sum()
+    sums = (["impressions"] if "impressions" in stats else []) + _SUMS
+    frame = stats[_KEYS + sums].copy()
+    frame[sums] = frame[sums].astype(float).fillna(0.0)
+    return frame.groupby(_KEYS, sort=True, observed=True, as_index=False)[sums].sum()
 
 
-def leave_one_out_priors(items: pd.DataFrame) -> tuple:
+def leave_one_out_priors(items: pd.DataFrame, within: Sequence[str] = _WITHIN) -> tuple:
     """For each item of :func:`item_totals`, the prior ``(a, b, fitted)`` fitted from the
-    other items of its campaign at its level (the item's own numbers left out)."""
+    other items of its group (``within``: its campaign at its level; ``("level",)`` pools
+    every campaign, for campaigns' own totals), the item's own numbers left out."""
     n = items["clicks"].to_numpy(float)
     c = items["conversions"].to_numpy(float)
     has = n > 0
@@ -202,7 +206,7 @@ def leave_one_out_priors(items: pd.DataFrame) -> tuple:
         {"k": has.astype(float), "n": n, "c": c, "q": q, "n2": n * n},
         index=items.index,
     )
-    groups = [items["campaign_id"], items["level"]]
+    groups = [items[col] for col in within]
     totals = parts.groupby(groups, sort=False, observed=True).transform("sum")
     others = totals - parts
     return _prior_from_sums(*(others[col].to_numpy() for col in ["k", "n", "c", "q", "n2"]))
@@ -220,14 +224,20 @@ def _payouts(items: pd.DataFrame, payout) -> np.ndarray:
         return np.where(sums["conversions"] > 0, sums["revenue"] / sums["conversions"], np.nan)
 
 
-def evidence_frame(stats: pd.DataFrame, payout=None, min_clicks: float = 100.0) -> pd.DataFrame:
+def evidence_frame(
+    stats: pd.DataFrame,
+    payout=None,
+    min_clicks: float = 100.0,
+    within: Sequence[str] = _WITHIN,
+) -> pd.DataFrame:
     """Per item of a stats frame (columns ``STATS_COLUMNS``), the numbers a statistical rule
     decides on: clicks, cost, conversions, revenue, observed ``rate``, the prior
     (``prior_a``, ``prior_b``, ``prior_fitted``) fitted from the other items of its campaign
     at its level, ``posterior_mean``, ``break_even`` (cost per click / payout; ``payout`` a
     number or array, else the campaign's revenue per conversion), ``p_below_break_even``,
     ``zero_p`` (the Poisson chance of its zero conversions at the prior's mean rate; NaN for
-    an item that converted) and ``min_sample`` (clicks >= ``min_clicks``).
+    an item that converted) and ``min_sample`` (clicks >= ``min_clicks``). ``within``: the
+    columns whose groups a prior is fitted in (see :func:`leave_one_out_priors`).
 
     >>> s = pd.DataFrame({"campaign_id": [1] * 3, "level": ["source"] * 3,
     ...                   "key": ["a", "b", "c"], "impressions": [0] * 3,
@@ -244,7 +254,7 @@ def evidence_frame(stats: pd.DataFrame, payout=None, min_clicks: float = 100.0) 
     out = item_totals(stats)
     n = out["clicks"].to_numpy(float)
     c = out["conversions"].to_numpy(float)
-    a, b, fitted = leave_one_out_priors(out)
+    a, b, fitted = leave_one_out_priors(out, within)
     with np.errstate(divide="ignore", invalid="ignore"):
         out["rate"] = np.where(n > 0, c / n, np.nan)
     out["prior_a"], out["prior_b"], out["prior_fitted"] = a, b, fitted

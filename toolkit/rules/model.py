@@ -1,0 +1,451 @@
+"""Rules as data: what a rule looks at, when it fires, what it does, and how often.
+
+A rule is a dict (or a YAML/JSON file of them) with these fields:
+
+- ``name``: how the rule is called in the decisions and the preview (default ``rule N``);
+- ``level``: ``source``, ``subid``, ``country`` (the rows of the statistics it reads) or
+  ``campaign`` (a campaign's totals, summed from its ``source`` rows; ``of: subid`` to sum
+  another level);
+- ``when``: the condition, clauses ``metric op number`` joined by ``and`` (a string or a list
+  of strings): threshold clauses as in the common tools (``cost > 5 and conversions = 0``) and
+  statistical ones (``p_loss >= 0.95``: the conversion rate is below break-even with
+  probability 0.95 or more); see :data:`METRICS`;
+- ``action``: ``blacklist`` or ``whitelist`` (a source or subId), ``bid`` (a bid rule for a
+  source or subId, a country's bid; ``bid: 0.05`` or ``factor: 0.8`` of the current bid),
+  ``pause`` (a campaign);
+- ``scope``: ``campaigns`` (ids) and/or ``formats`` (``push``...), or ``all`` (the default);
+- ``window``: the last N days of the statistics (all of them when left out);
+- ``limit``: at most K decisions per campaign per run (the strongest first, by ``rank``,
+  ``cost`` by default, descending);
+- ``payout``: revenue per conversion for the break-even rate (default: the campaign's own
+  revenue over its conversions in the window).
+
+Top-level keys of a file other than ``rules`` are defaults for every rule.
+
+>>> rules = load_rules({"rules": [{"name": "losers", "level": "subid",
+...     "when": "p_loss >= 0.95 and clicks >= 200", "action": "blacklist", "limit": 20}]})
+>>> rules[0].when[0].text, rules[0].limit
+('p_loss >= 0.95', 20)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import spec
+from ..errors import RuleProblem, RulesError
+from ..stats.schema import COUNTRY, LEVELS
+
+#: A rule's level: a row level of the statistics, or a campaign's totals.
+CAMPAIGN = "campaign"
+RULE_LEVELS: tuple[str, ...] = (*LEVELS, CAMPAIGN)
+#: The levels whose items go on source/subId lists and bid rules.
+LISTED = tuple(level for level in LEVELS if level != COUNTRY)
+
+#: What a condition can name: ``metric -> meaning``.
+METRICS: dict[str, str] = {
+    "impressions": "impressions in the window",
+    "clicks": "clicks in the window",
+    "cost": "cost in the window (USD)",
+    "conversions": "conversions in the window",
+    "revenue": "revenue in the window (USD)",
+    "profit": "revenue - cost",
+    "roi": "profit / cost x 100 (%)",
+    "cr": "conversions / clicks",
+    "cpa": "cost / conversions (NaN without conversions)",
+    "epc": "revenue / clicks",
+    "cpc": "cost / clicks",
+    "ctr": "clicks / impressions x 100 (%)",
+    "break_even": "the conversion rate that pays for the clicks: cpc / payout",
+    "posterior_cr": "the conversion rate's posterior mean (Beta prior from the campaign's "
+    "other items)",
+    "p_loss": "posterior probability that the conversion rate is below break-even",
+    "p_win": "posterior probability that the conversion rate is above break-even",
+    "p_zero": "chance of zero conversions in these clicks at the campaign's rate (Poisson; "
+    "NaN when the item converted)",
+}
+
+OPS: dict[str, Callable[[Any, Any], Any]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    "!=": operator.ne,
+    "==": operator.eq,
+    ">": operator.gt,
+    "<": operator.lt,
+    "=": operator.eq,
+}
+_CLAUSE = re.compile(
+    r"^\s*([A-Za-z_]+)\s*(>=|<=|!=|==|>|<|=)\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?)\s*$"
+)
+
+
+@dataclass(frozen=True)
+class RuleAction:
+    """What an action does: the levels it applies to and whether it needs a bid."""
+
+    name: str
+    levels: tuple[str, ...]
+    priced: bool
+    meaning: str
+
+
+#: The actions a rule may take, one row each.
+ACTIONS: dict[str, RuleAction] = {
+    a.name: a
+    for a in (
+        RuleAction(
+            "blacklist",
+            LISTED,
+            False,
+            "add to the blacklist (or drop from the whitelist of a campaign that whitelists it)",
+        ),
+        RuleAction(
+            "whitelist", LISTED, False, "add to the whitelist (and drop from the blacklist)"
+        ),
+        RuleAction(
+            "bid",
+            (*LISTED, COUNTRY),
+            True,
+            "a bid rule for a source or subId, or "
+            "a country's bid: bid (USD) or factor (of the current bid)",
+        ),
+        RuleAction("pause", (CAMPAIGN,), False, "pause the campaign"),
+    )
+}
+#: The actions that stop traffic (a backtest counts their cost saved and revenue lost).
+STOPS: tuple[str, ...] = ("blacklist", "pause")
+
+FIELDS = (
+    "name",
+    "level",
+    "of",
+    "when",
+    "action",
+    "scope",
+    "window",
+    "limit",
+    "bid",
+    "factor",
+    "payout",
+    "rank",
+    "enabled",
+)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """``metric op value``; :meth:`holds` is False where the metric is NaN."""
+
+    metric: str
+    op: str
+    value: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.metric} {self.op} {_number(self.value)}"
+
+    def holds(self, frame: pd.DataFrame) -> np.ndarray:
+        values = frame[self.metric].to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):
+            return np.asarray(OPS[self.op](values, self.value) & ~np.isnan(values), dtype=bool)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One checked rule (see the module for the fields)."""
+
+    name: str
+    level: str
+    action: str
+    when: tuple[Clause, ...]
+    campaigns: tuple[int, ...] | None = None
+    formats: tuple[str, ...] | None = None
+    window: int | None = None
+    limit: int | None = None
+    bid: float | None = None
+    factor: float | None = None
+    payout: float | None = None
+    rank: str = "cost"
+    of: str = "source"
+    enabled: bool = True
+    number: int = field(default=0, compare=False)
+
+    @property
+    def condition(self) -> str:
+        return " and ".join(c.text for c in self.when)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rule as data again (what :func:`load_rules` reads)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "level": self.level,
+            "when": self.condition,
+            "action": self.action,
+        }
+        scope = {
+            k: list(v) for k, v in (("campaigns", self.campaigns), ("formats", self.formats)) if v
+        }
+        if scope:
+            out["scope"] = scope
+        for key in ("window", "limit", "bid", "factor", "payout"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.rank != "cost":
+            out["rank"] = self.rank
+        if self.level == CAMPAIGN and self.of != "source":
+            out["of"] = self.of
+        return out
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def load_rules(source: Any) -> list[Rule]:
+    """Rules from a dict (``{"rules": [...], **defaults}``), a list of dicts or
+    :class:`Rule` objects, one rule's dict, or a ``.yaml``/``.yml``/``.json`` file. Every
+    problem of every rule is reported at once (:class:`~toolkit.errors.RulesError`)."""
+    where = None
+    if isinstance(source, (str, os.PathLike)):
+        where = str(source)
+        source = _read_file(Path(source))
+    raw, defaults, problems = _entries(source)
+    rules: list[Rule] = []
+    for number, entry in enumerate(raw, start=1):
+        if isinstance(entry, Rule):
+            rules.append(entry)
+            continue
+        rule = _checked(
+            number, {**defaults, **entry} if isinstance(entry, Mapping) else entry, problems
+        )
+        if rule is not None:
+            rules.append(rule)
+    names = [r.name for r in rules]
+    problems += [
+        RuleProblem(None, n, "name", "two rules have this name")
+        for n in sorted({n for n in names if names.count(n) > 1})
+    ]
+    if problems:
+        raise RulesError(problems, where)
+    return rules
+
+
+def _read_file(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RulesError(
+            [RuleProblem(None, None, None, f"cannot read: {exc.strerror}")], str(path)
+        ) from None
+    import yaml
+
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:  # the line and column are in the message
+        raise RulesError(
+            [RuleProblem(None, None, None, f"not readable: {exc}")], str(path)
+        ) from None
+
+
+def _entries(source: Any) -> tuple[list[Any], dict[str, Any], list[RuleProblem]]:
+    if isinstance(source, Rule):
+        return [source], {}, []
+    if isinstance(source, Mapping) and "rules" in source:
+        defaults = {k: v for k, v in source.items() if k != "rules"}
+        bad = sorted(set(defaults) - set(FIELDS))
+        problems = [RuleProblem(None, None, k, "unknown key") for k in bad]
+        entries = source["rules"]
+        if not isinstance(entries, Sequence) or isinstance(entries, str):
+            return [], defaults, [*problems, RuleProblem(None, None, "rules", "not a list")]
+        return list(entries), {k: v for k, v in defaults.items() if k in FIELDS}, problems
+    if isinstance(source, Mapping):
+        return [source], {}, []
+    if isinstance(source, Iterable) and not isinstance(source, (str, bytes)):
+        return list(source), {}, []
+    return (
+        [],
+        {},
+        [
+            RuleProblem(
+                None, None, None, f"rules must be a dict or a list, not {type(source).__name__}"
+            )
+        ],
+    )
+
+
+class _Check:
+    def __init__(self, number: int, entry: Mapping[str, Any], problems: list[RuleProblem]):
+        self.number, self.entry, self.problems = number, entry, problems
+        self.given = entry.get("name")
+        self.name = str(self.given or f"rule {number}")
+        self.before = len(problems)
+
+    def bad(self, key: str | None, message: str) -> None:
+        name = None if self.given is None else self.name
+        self.problems.append(RuleProblem(self.number, name, key, message))
+
+    @property
+    def ok(self) -> bool:
+        return len(self.problems) == self.before
+
+    def choice(self, key: str, choices: Sequence[str], default: str | None = None) -> str:
+        value = self.entry.get(key, default)
+        if value is None:
+            self.bad(key, f"missing; one of {', '.join(choices)}")
+            return ""
+        value = str(value).strip().lower()
+        if value not in choices:
+            self.bad(key, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+
+    def number_of(self, key: str, *, whole: bool = False, low: float = 0.0) -> Any:
+        value = self.entry.get(key)
+        if value is None:
+            return None
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if ok and (not math.isfinite(value) or value <= low or (whole and value != int(value))):
+            ok = False
+        if not ok:
+            kind = "a whole number" if whole else "a number"
+            self.bad(key, f"{value!r} is not {kind} above {_number(low)}")
+            return None
+        return int(value) if whole else float(value)
+
+
+def _checked(number: int, entry: Any, problems: list[RuleProblem]) -> Rule | None:
+    if not isinstance(entry, Mapping):
+        problems.append(
+            RuleProblem(
+                number, None, None, f"a rule is a mapping of fields, not {type(entry).__name__}"
+            )
+        )
+        return None
+    c = _Check(number, entry, problems)
+    for key in sorted(set(map(str, entry)) - set(FIELDS)):
+        c.bad(key, f"unknown field; fields: {', '.join(FIELDS)}")
+    level = c.choice("level", RULE_LEVELS)
+    action = c.choice("action", tuple(ACTIONS))
+    if level in RULE_LEVELS and action in ACTIONS and level not in ACTIONS[action].levels:
+        c.bad(
+            "action",
+            f"{action} applies to the levels {', '.join(ACTIONS[action].levels)}, not {level}",
+        )
+    when = _clauses(c)
+    campaigns, formats = _scope(c)
+    bid, factor = c.number_of("bid"), c.number_of("factor")
+    _prices(c, action, bid, factor)
+    rank = c.choice("rank", tuple(METRICS), "cost")
+    of = c.choice("of", LEVELS, "source")
+    window, limit = c.number_of("window", whole=True), c.number_of("limit", whole=True)
+    payout = c.number_of("payout")
+    if not c.ok:
+        return None
+    return Rule(
+        c.name,
+        level,
+        action,
+        when,
+        campaigns,
+        formats,
+        window,
+        limit,
+        bid,
+        factor,
+        payout,
+        rank,
+        of,
+        bool(entry.get("enabled", True)),
+        number,
+    )
+
+
+def _clauses(c: _Check) -> tuple[Clause, ...]:
+    when = c.entry.get("when")
+    if when is None or when == "" or when == []:
+        c.bad("when", "missing: a condition such as 'cost > 5 and conversions = 0'")
+        return ()
+    texts = [when] if isinstance(when, str) else list(when)
+    parts = [p for t in texts for p in re.split(r"\s+and\s+", str(t), flags=re.IGNORECASE)]
+    out = []
+    for part in parts:
+        m = _CLAUSE.match(part)
+        if not m:
+            c.bad("when", f"{part.strip()!r} is not 'metric op number' (op: > >= < <= = !=)")
+            continue
+        metric, op, value = m.group(1).lower(), m.group(2), float(m.group(3))
+        if metric not in METRICS:
+            c.bad("when", f"unknown metric {metric!r}; metrics: {', '.join(METRICS)}")
+            continue
+        out.append(Clause(metric, op, value))
+    return tuple(out)
+
+
+def _scope(c: _Check) -> tuple[tuple[int, ...] | None, tuple[str, ...] | None]:
+    scope = c.entry.get("scope", "all")
+    if scope is None or (isinstance(scope, str) and scope.strip().lower() == "all"):
+        return None, None
+    if not isinstance(scope, Mapping):
+        c.bad("scope", "'all' or a mapping with campaigns and/or formats")
+        return None, None
+    for key in sorted(set(map(str, scope)) - {"campaigns", "formats"}):
+        c.bad("scope", f"unknown key {key!r}; keys: campaigns, formats")
+    campaigns = _listed(scope.get("campaigns"))
+    ids = []
+    for value in campaigns or ():
+        text = str(value).strip()
+        if not text.isdigit():
+            c.bad("scope", f"campaign {value!r} is not a campaign id")
+        else:
+            ids.append(int(text))
+    formats = [str(f).strip().lower() for f in _listed(scope.get("formats")) or ()]
+    for f in formats:
+        if f not in spec.FORMATS:
+            c.bad("scope", f"format {f!r} is not one of {', '.join(spec.FORMATS)}")
+    return (tuple(ids) if campaigns is not None else None, tuple(formats) if formats else None)
+
+
+def _listed(value: Any) -> list[Any] | None:
+    if value is None:
+        return None
+    if isinstance(value, (str, int)):
+        return [value]
+    return list(value)
+
+
+def _prices(c: _Check, action: str, bid: float | None, factor: float | None) -> None:
+    rule_action = ACTIONS.get(action)
+    if rule_action is None:
+        return
+    if rule_action.priced and (bid is None) == (factor is None):
+        c.bad("bid", "a bid action needs either bid (USD) or factor (of the current bid)")
+    if not rule_action.priced and (bid is not None or factor is not None):
+        c.bad("bid", f"{action} takes no bid or factor")
+
+
+__all__ = [
+    "ACTIONS",
+    "CAMPAIGN",
+    "METRICS",
+    "RULE_LEVELS",
+    "STOPS",
+    "Clause",
+    "Rule",
+    "RuleAction",
+    "load_rules",
+]
