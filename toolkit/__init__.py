@@ -61,6 +61,7 @@ PUBLIC: dict[str, str] = {
     "read_stats": "toolkit.stats",
     "load_rules": "toolkit.rules",
     "evaluate_rules": "toolkit.rules",
+    "backtest": "toolkit.rules",
     # bid reports (pandas)
     "BidReport": "toolkit.reports",
     "bid_report": "toolkit.reports",

@@ -4,15 +4,19 @@
   :data:`ACTIONS`);
 - :mod:`~toolkit.rules.evidence`: the numbers statistical rules decide on (Beta priors,
   posterior probabilities, Poisson chances);
-- :mod:`~toolkit.rules.decide`: statistics to decisions with their evidence;
-- :mod:`~toolkit.rules.evaluate`: decisions to a plan (:func:`evaluate_rules`).
+- :mod:`~toolkit.rules.decide`: statistics to decisions with their evidence
+  (:func:`toolkit.rules.decide.decide`);
+- :mod:`~toolkit.rules.evaluate`: decisions to a plan (:func:`evaluate_rules`);
+- :mod:`~toolkit.rules.backtest`: rules replayed day by day over past statistics
+  (:func:`backtest`).
 
 >>> from toolkit.rules import BetaPrior, prob_rate_below
 >>> round(prob_rate_below(0.01, 0, 100, BetaPrior(1.0, 1.0)), 4)
 0.6376
 """
 
-from .decide import DECISION_COLUMNS, Stats, decide
+from .backtest import Backtest, backtest, match_cost_saved
+from .decide import DECISION_COLUMNS, Stats
 from .evaluate import RulesResult, evaluate_rules
 from .evidence import (
     BetaPrior,
@@ -27,6 +31,7 @@ from .model import ACTIONS, METRICS, Clause, Rule, load_rules
 
 __all__ = [
     "ACTIONS",
+    "Backtest",
     "DECISION_COLUMNS",
     "METRICS",
     "BetaPrior",
@@ -34,13 +39,14 @@ __all__ = [
     "Rule",
     "RulesResult",
     "Stats",
+    "backtest",
     "break_even_rate",
     "clicks_for_confidence",
-    "decide",
     "evaluate_rules",
     "evidence_frame",
     "fit_beta_prior",
     "load_rules",
+    "match_cost_saved",
     "prob_rate_below",
     "zero_conversion_p",
 ]

@@ -99,14 +99,22 @@ class Stats:
         else:
             frame = self.frame
             if since is not None or until is not None:
-                days = pd.to_datetime(frame["date"], utc=True).dt.date
-                keep = pd.Series(True, index=frame.index)
-                if since is not None:
-                    keep &= days >= since
-                if until is not None:
-                    keep &= days <= until
-                frame = frame[keep.to_numpy(dtype=bool)]
+                frame = frame[in_days(frame["date"], since, until)]
         return item_totals(frame)
+
+
+def in_days(dates: pd.Series, since: dt.date | None, until: dt.date | None) -> np.ndarray:
+    """Which of ``dates`` (timestamps, UTC when naive) fall on the days ``since`` to
+    ``until``, both included (either may be None)."""
+    if not isinstance(dates.dtype, pd.DatetimeTZDtype):
+        dates = pd.to_datetime(dates, utc=True)
+    keep = np.ones(len(dates), dtype=bool)
+    if since is not None:
+        keep &= (dates >= pd.Timestamp(since, tz="UTC")).to_numpy(dtype=bool)
+    if until is not None:
+        end = pd.Timestamp(until, tz="UTC") + pd.Timedelta(days=1)
+        keep &= (dates < end).to_numpy(dtype=bool)
+    return keep
 
 
 def window_of(rule: Rule, last: dt.date | None) -> tuple[dt.date | None, dt.date | None]:
@@ -283,6 +291,7 @@ __all__ = [
     "decide_rule",
     "empty_decisions",
     "evidence_of",
+    "in_days",
     "measures",
     "typed",
     "window_of",

@@ -1,0 +1,337 @@
+"""Backtests: rules replayed day by day over past statistics, to measure them before trusting
+them with an account.
+
+On each day ``d`` the rules decide on the statistics up to ``d`` (their windows ending on
+``d``); a blacklisted item gets no traffic from ``d + 1`` on, a paused campaign none at all,
+so later days no longer show them to the rules. What the stops would have changed is read from
+the statistics after their day: ``cost_saved`` (the cost not spent), ``revenue_lost`` and
+``conversions_lost`` (what the item went on to earn). Bid changes and whitelists are counted
+as decisions; their effect on traffic is not modelled.
+
+With ``truth`` (the demo statistics' true conversion rate per item, see
+:meth:`toolkit.sandbox.Sandbox.stats_export`), each stopped item is judged: a *loser* earns
+less than it costs at its true rate (``true_cr * payout < cpc``), a *winner* more; the
+summary counts ``losers_stopped``, ``winners_stopped`` (stopped wrongly), ``precision`` and
+``recall`` (of the losers at the levels the rules stop).
+
+Levels are separate views of the same traffic (a click has a source, a subId and a country):
+rules that stop items at two levels may count the same cost twice.
+
+>>> result = backtest({"threshold": threshold_rules, "statistical": stat_rules},
+...                   "stats.csv", truth=truth)                        # doctest: +SKIP
+>>> result.summary                                                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .decide import DECIDED, decide, in_days
+from .model import CAMPAIGN, STOPS, Rule, load_rules
+
+_ITEM = ["campaign_id", "level", "key"]
+_SUMS = ["impressions", "clicks", "cost", "conversions", "revenue"]
+_AFTER = ["cost_after", "revenue_after", "conversions_after"]
+#: The columns of :attr:`Backtest.summary`.
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "rule_set",
+    "decisions",
+    "stopped",
+    "cost_saved",
+    "revenue_lost",
+    "conversions_lost",
+    "net",
+    "losers_stopped",
+    "winners_stopped",
+    "precision",
+    "recall",
+)
+
+
+@dataclass
+class Backtest:
+    """What :func:`backtest` returns.
+
+    ``summary``: one row per rule set (:data:`SUMMARY_COLUMNS`; the truth columns are
+    missing without ``truth``). ``by_rule``: per rule set and rule, its decisions, stops,
+    cost saved, revenue and conversions lost. ``decisions``: every item's first decision by a
+    rule, with its day, evidence and what followed (``cost_after``, ``revenue_after``,
+    ``conversions_after``; and ``loser``/``winner`` with ``truth``). ``days``: the days
+    replayed.
+    """
+
+    summary: pd.DataFrame
+    by_rule: pd.DataFrame
+    decisions: pd.DataFrame
+    days: list[dt.date]
+
+    def __repr__(self) -> str:
+        span = f"{self.days[0]} to {self.days[-1]}" if self.days else "no days"
+        return f"Backtest over {len(self.days)} days ({span}):\n{self.summary.to_string()}"
+
+    def _repr_html_(self) -> str:
+        return f"<b>Backtest over {len(self.days)} days</b>" + self.summary.to_html(index=False)
+
+
+def daily_stats(stats: Any, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Per day and item, the sums of a stats frame or an export's path (summed by DuckDB);
+    ``day`` is the day as a date."""
+    if isinstance(stats, (str, os.PathLike)):
+        from ..stats import aggregate
+
+        frame = aggregate(stats, by=("date", *_ITEM), columns=columns)
+    else:
+        frame = stats
+    dates = pd.to_datetime(frame["date"], utc=True)
+    if dates.isna().any():
+        raise ValueError("a backtest needs the day of every statistics row; some have none")
+    out = frame[_ITEM].copy()
+    out["date"] = dates.dt.floor("D")
+    for col in _SUMS:
+        out[col] = frame[col].astype(float).fillna(0.0) if col in frame else 0.0
+    out = out.groupby(["date", *_ITEM], observed=True, as_index=False, sort=True)[_SUMS].sum()
+    out["level"] = out["level"].astype(str)
+    out["key"] = out["key"].astype(str)
+    out["campaign_id"] = out["campaign_id"].astype("int64")
+    out["day"] = out["date"].dt.date
+    return out
+
+
+def _rule_sets(rules: Any) -> dict[str, list[Rule]]:
+    """``{name: rules}``: a mapping of named rule sets, or one set (named ``rules``)."""
+    one = not isinstance(rules, Mapping) or "rules" in rules or "when" in rules
+    if one:
+        return {"rules": load_rules(rules)}
+    return {str(name): load_rules(value) for name, value in rules.items()}
+
+
+class _Replay:
+    """One rule set replayed over the daily statistics."""
+
+    def __init__(self, rules: list[Rule], daily: pd.DataFrame, formats: Any) -> None:
+        self.rules, self.daily, self.formats = rules, daily, formats
+        self.alive = np.ones(len(daily), dtype=bool)
+        self.items = pd.MultiIndex.from_frame(daily[_ITEM])
+        self.stopped: set[tuple[int, str, str]] = set()
+        self.paused: set[int] = set()
+        self.first: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+
+    def day(self, day: dt.date) -> None:
+        seen = self.daily[self.alive & in_days(self.daily["date"], None, day)]
+        made = decide(self.rules, seen, formats=self.formats, as_of=day)
+        made = made[made["status"] == DECIDED]
+        by_name = {r.name: r for r in self.rules}
+        items: list[tuple[int, str, str]] = []
+        campaigns: list[int] = []
+        for row in made.to_dict("records"):
+            rule = by_name[row["rule"]]
+            item = (int(row["campaign_id"]), str(row["level"]), str(row["key"]))
+            if (rule.name, *item) in self.first:
+                continue
+            self.first[(rule.name, *item)] = {**row, "day": day}
+            if rule.action in STOPS and rule.level == CAMPAIGN:
+                campaigns.append(item[0])
+            elif rule.action in STOPS:
+                items.append(item)
+        later = (self.daily["day"] > day).to_numpy()
+        if items:
+            self.stopped.update(items)
+            self.alive &= ~(later & self.items.isin(items))
+        if campaigns:
+            self.paused.update(campaigns)
+            self.alive &= ~(later & self.daily["campaign_id"].isin(campaigns).to_numpy())
+
+
+def _after(daily: pd.DataFrame, decisions: pd.DataFrame, rules: list[Rule]) -> pd.DataFrame:
+    """Each stop's cost, revenue and conversions after its day (NaN for other actions)."""
+    of = {r.name: r for r in rules}
+    out = decisions.reset_index(drop=True)
+    for col in _AFTER:
+        out[col] = np.nan
+    if out.empty:
+        return out
+    rule = out["rule"].map(of)
+    stop = rule.map(lambda r: r.action in STOPS).to_numpy(dtype=bool)
+    whole = rule.map(lambda r: r.level == CAMPAIGN).to_numpy(dtype=bool)
+    sums = ["cost", "revenue", "conversions"]
+    parts = []
+    items = out[stop & ~whole][[*_ITEM, "day"]].reset_index()
+    if len(items):
+        joined = items.merge(daily[[*_ITEM, "day", *sums]], on=_ITEM, suffixes=("", "_row"))
+        parts.append(joined[joined["day_row"] > joined["day"]])
+    camps = out[stop & whole][["campaign_id", "day"]].reset_index()
+    if len(camps):
+        camps["level"] = rule[stop & whole].map(lambda r: r.of).to_numpy()
+        rows = daily[["campaign_id", "level", "day", *sums]]
+        joined = camps.merge(rows, on=["campaign_id", "level"], suffixes=("", "_row"))
+        parts.append(joined[joined["day_row"] > joined["day"]])
+    if parts:
+        after = pd.concat(parts).groupby("index")[sums].sum()
+        out.loc[stop, _AFTER] = 0.0
+        out.loc[after.index, _AFTER] = after[sums].to_numpy()
+    return out
+
+
+def _judged(decisions: pd.DataFrame, daily: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+    """``loser``/``winner`` per decided item from its true rate, payout and overall cpc."""
+    truth = _truth_items(truth, daily)
+    out = decisions.merge(truth[[*_ITEM, "true_cr", "payout", "loser"]], on=_ITEM, how="left")
+    out["winner"] = out["loser"].map({True: False, False: True})
+    return out
+
+
+def _truth_items(truth: Any, daily: pd.DataFrame) -> pd.DataFrame:
+    t = pd.DataFrame(truth).copy()
+    t["campaign_id"] = t["campaign_id"].astype("int64")
+    t["level"], t["key"] = t["level"].astype(str), t["key"].astype(str)
+    sums = daily.groupby(_ITEM, observed=True, as_index=False)[["clicks", "cost"]].sum()
+    t = t.merge(sums, on=_ITEM, how="inner")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cpc = np.where(t["clicks"] > 0, t["cost"] / t["clicks"], np.nan)
+    t["loser"] = t["true_cr"] * t["payout"] < cpc
+    return t[t["clicks"] > 0]
+
+
+def _summary(
+    name: str, decisions: pd.DataFrame, rules: list[Rule], truth_items: pd.DataFrame | None
+) -> dict[str, Any]:
+    stops = decisions[decisions["action"].isin(STOPS)]
+    row: dict[str, Any] = {
+        "rule_set": name,
+        "decisions": len(decisions),
+        "stopped": len(stops),
+        "cost_saved": float(stops["cost_after"].sum()),
+        "revenue_lost": float(stops["revenue_after"].sum()),
+        "conversions_lost": float(stops["conversions_after"].sum()),
+    }
+    row["net"] = row["cost_saved"] - row["revenue_lost"]
+    if truth_items is not None:
+        levels = {r.level for r in rules if r.action in STOPS and r.level != CAMPAIGN}
+        losers = int(truth_items[truth_items["level"].isin(levels)]["loser"].sum())
+        hit = stops[stops["level"] != CAMPAIGN]
+        row["losers_stopped"] = int((hit["loser"] == True).sum())  # noqa: E712
+        row["winners_stopped"] = int((hit["winner"] == True).sum())  # noqa: E712
+        row["precision"] = row["losers_stopped"] / len(hit) if len(hit) else np.nan
+        row["recall"] = row["losers_stopped"] / losers if losers else np.nan
+    return row
+
+
+def _by_rule(name: str, decisions: pd.DataFrame, rules: list[Rule]) -> pd.DataFrame:
+    rows = []
+    for rule in rules:
+        mine = decisions[decisions["rule"] == rule.name]
+        rows.append(
+            {
+                "rule_set": name,
+                "rule": rule.name,
+                "action": rule.action,
+                "decisions": len(mine),
+                "cost_saved": float(mine["cost_after"].sum()),
+                "revenue_lost": float(mine["revenue_after"].sum()),
+                "conversions_lost": float(mine["conversions_after"].sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def backtest(
+    rules: Any,
+    stats: Any,
+    *,
+    truth: Any = None,
+    formats: Mapping[int, str] | None = None,
+    start: dt.date | str | None = None,
+    end: dt.date | str | None = None,
+    columns: Mapping[str, str] | None = None,
+    progress: bool = False,
+) -> Backtest:
+    """Replay ``rules`` day by day over ``stats`` (a frame or an export's path) from ``start``
+    to ``end`` (default: every day of the statistics) and measure what they would have done.
+
+    ``rules``: one rule set (anything :func:`~toolkit.rules.model.load_rules` reads) or a
+    mapping ``{name: rule set}`` to compare sets side by side (one summary row each).
+    ``truth``: rows ``campaign_id, level, key, true_cr, payout`` (the demo statistics'
+    truth) to judge each stop. ``formats``: campaign id -> format, for rules scoped to formats.
+    """
+    daily = daily_stats(stats, columns)
+    days = sorted(set(daily["day"]))
+    lo = pd.Timestamp(start).date() if start is not None else None
+    hi = pd.Timestamp(end).date() if end is not None else None
+    days = [d for d in days if (lo is None or d >= lo) and (hi is None or d <= hi)]
+    truth_items = _truth_items(truth, daily) if truth is not None else None
+    summaries, by_rule, frames = [], [], []
+    for name, rules_ in _rule_sets(rules).items():
+        decisions = _replayed(rules_, daily, days, formats, progress, name)
+        if truth is not None:
+            decisions = _judged(decisions, daily, truth)
+        summaries.append(_summary(name, decisions, rules_, truth_items))
+        by_rule.append(_by_rule(name, decisions, rules_))
+        frames.append(decisions.assign(rule_set=name))
+    summary = pd.DataFrame(summaries).reindex(columns=list(SUMMARY_COLUMNS))
+    if truth is None:
+        summary = summary.dropna(axis=1, how="all")
+    return Backtest(
+        summary, pd.concat(by_rule, ignore_index=True), pd.concat(frames, ignore_index=True), days
+    )
+
+
+def _replayed(
+    rules: list[Rule],
+    daily: pd.DataFrame,
+    days: list[dt.date],
+    formats: Any,
+    progress: bool,
+    name: str,
+) -> pd.DataFrame:
+    replay = _Replay(rules, daily, formats)
+    steps: Any = days
+    if progress:
+        from tqdm.auto import tqdm
+
+        steps = tqdm(days, desc=f"backtest {name}", unit="day")
+    for day in steps:
+        replay.day(day)
+    rows = list(replay.first.values())
+    decisions = (
+        pd.DataFrame(rows) if rows else pd.DataFrame(columns=["rule", *_ITEM, "day", "action"])
+    )
+    return _after(daily, decisions, rules)
+
+
+def match_cost_saved(
+    make: Callable[[float], Any],
+    target: float,
+    stats: Any,
+    low: float,
+    high: float,
+    *,
+    steps: int = 12,
+    **options: Any,
+) -> tuple[float, Backtest]:
+    """The parameter ``x`` in ``[low, high]`` whose rule set ``make(x)`` saves the cost
+    closest to ``target`` in a backtest, by bisection (the cost saved must fall as ``x``
+    rises, as for a ``cost > x`` threshold); ``options`` go to :func:`backtest`.
+    Returns ``x`` and its backtest."""
+    best: tuple[float, float, Backtest] | None = None
+    for _ in range(steps):
+        mid = (low + high) / 2.0
+        result = backtest(make(mid), stats, **options)
+        saved = float(result.summary["cost_saved"].iloc[0])
+        if best is None or abs(saved - target) < best[0]:
+            best = (abs(saved - target), mid, result)
+        if saved > target:
+            low = mid
+        else:
+            high = mid
+    assert best is not None
+    return best[1], best[2]
+
+
+__all__ = ["SUMMARY_COLUMNS", "Backtest", "backtest", "daily_stats", "match_cost_saved"]
