@@ -1,0 +1,193 @@
+"""Backtests: rules replayed day by day, what their stops saved and lost, and a statistical
+rule against a threshold rule on the demo statistics, whose truth is known."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+import toolkit
+from toolkit.rules import backtest, match_cost_saved
+from toolkit.sandbox import Sandbox
+from toolkit.stats import stats_frame
+
+DAY0 = dt.date(2026, 3, 1)
+
+
+def _rows(campaign, level, key, per_day):
+    """Stats rows of one item: ``per_day`` is a list of (clicks, cost, conversions, revenue)."""
+    return [
+        {
+            "date": pd.Timestamp(DAY0 + dt.timedelta(days=i), tz="UTC"),
+            "campaign_id": campaign,
+            "level": level,
+            "key": key,
+            "impressions": 0,
+            "clicks": n,
+            "cost": cost,
+            "conversions": conv,
+            "revenue": rev,
+        }
+        for i, (n, cost, conv, rev) in enumerate(per_day)
+    ]
+
+
+def _frame(*items):
+    rows = [r for item in items for r in item]
+    return stats_frame({c: [r[c] for r in rows] for c in rows[0]})
+
+
+@pytest.fixture
+def small():
+    return _frame(
+        _rows(7, "subid", "a", [(100, 1.0, 0, 0.0)] * 4),
+        _rows(7, "subid", "b", [(100, 1.0, 2, 4.0)] * 4),
+        _rows(7, "subid", "c", [(100, 1.0, 0, 0.0)] * 2 + [(100, 1.0, 1, 5.0)] * 2),
+        _rows(8, "source", "s1", [(50, 1.0, 0, 0.0)] * 4),
+        _rows(8, "subid", "z", [(50, 1.0, 0, 0.0)] * 4),
+    )
+
+
+BLACKLIST = {
+    "name": "no conv",
+    "level": "subid",
+    "when": "cost >= 2 and conversions = 0",
+    "action": "blacklist",
+    "scope": {"campaigns": [7]},
+}
+
+
+def test_a_stop_saves_the_cost_after_its_day_and_loses_what_the_item_went_on_to_earn(small):
+    truth = [
+        {"campaign_id": 7, "level": "subid", "key": "a", "true_cr": 0.0, "payout": 2.0},
+        {"campaign_id": 7, "level": "subid", "key": "b", "true_cr": 0.02, "payout": 2.0},
+        {"campaign_id": 7, "level": "subid", "key": "c", "true_cr": 0.01, "payout": 5.0},
+    ]
+    result = backtest([BLACKLIST], small, truth=truth)
+    d = result.decisions.set_index("key")
+    assert sorted(d.index) == ["a", "c"]
+    assert d.loc["a", "day"] == d.loc["c", "day"] == DAY0 + dt.timedelta(days=1)
+    assert d.loc["a", "cost_after"] == 2.0 and d.loc["a", "revenue_after"] == 0.0
+    assert d.loc["c", "cost_after"] == 2.0 and d.loc["c", "revenue_after"] == 10.0
+    s = result.summary.iloc[0]
+    assert (s["decisions"], s["stopped"]) == (2, 2)
+    assert (s["cost_saved"], s["revenue_lost"], s["conversions_lost"]) == (4.0, 10.0, 2.0)
+    assert s["net"] == -6.0
+    # a loses at its true rate (0 < cpc 0.01), c earns 0.05 a click: a winner stopped
+    assert (s["losers_stopped"], s["winners_stopped"]) == (1, 1)
+    assert s["precision"] == 0.5 and s["recall"] == 1.0
+    assert result.days == [DAY0 + dt.timedelta(days=i) for i in range(4)]
+
+
+def test_a_paused_campaign_shows_no_later_traffic_to_the_rules(small):
+    rules = [
+        {
+            "name": "stop campaign",
+            "level": "campaign",
+            "when": "cost >= 3",
+            "action": "pause",
+            "scope": {"campaigns": [8]},
+        },
+        {
+            "name": "late subId",
+            "level": "subid",
+            "when": "cost >= 4 and conversions = 0",
+            "action": "blacklist",
+            "scope": {"campaigns": [8]},
+        },
+    ]
+    result = backtest(rules, small)
+    d = result.decisions
+    assert d["rule"].tolist() == ["stop campaign"]
+    assert d["day"].iloc[0] == DAY0 + dt.timedelta(days=2)
+    assert d["cost_after"].iloc[0] == 1.0  # day 4 of its source rows
+    # without the pause, z reaches cost 4 on day 4 and is blacklisted
+    alone = backtest([rules[1]], small)
+    assert alone.decisions["key"].tolist() == ["z"]
+
+
+def test_rule_sets_side_by_side_and_by_rule(small):
+    loose = {**BLACKLIST, "when": "cost >= 1 and conversions = 0"}
+    result = backtest({"strict": [BLACKLIST], "loose": [loose]}, small)
+    assert result.summary["rule_set"].tolist() == ["strict", "loose"]
+    assert result.summary["stopped"].tolist() == [2, 2]
+    assert result.summary["cost_saved"].tolist() == [4.0, 6.0]  # loose stops a and c on day 1
+    assert "precision" not in result.summary  # no truth given
+    by = result.by_rule.set_index("rule_set")
+    assert by.loc["loose", "decisions"] == 2 and by.loc["loose", "revenue_lost"] == 10.0
+    assert set(result.decisions["rule_set"]) == {"strict", "loose"}
+
+
+def test_start_and_end_limit_the_days_replayed(small):
+    result = backtest([BLACKLIST], small, start=DAY0 + dt.timedelta(days=2))
+    assert result.days[0] == DAY0 + dt.timedelta(days=2)
+    assert set(result.decisions["day"]) == {DAY0 + dt.timedelta(days=2)}
+    assert result.decisions["cost_after"].sum() == 1.0  # only day 4 left to save
+    assert backtest([BLACKLIST], small, end=DAY0).decisions.empty
+
+
+def test_backtest_reads_an_export_path_like_a_frame(small, tmp_path):
+    path = tmp_path / "stats.csv"
+    out = small.copy()
+    out["date"] = out["date"].dt.strftime("%Y-%m-%d")
+    out.to_csv(path, index=False)
+    from_path = backtest([BLACKLIST], str(path))
+    from_frame = backtest([BLACKLIST], small)
+    pd.testing.assert_frame_equal(from_path.summary, from_frame.summary)
+
+
+# --------------------------------------------------------------------------- with the truth
+
+STATISTICAL = [
+    {
+        "name": f"losing {level}s",
+        "level": level,
+        "window": 14,
+        "action": "blacklist",
+        "when": "p_loss >= 0.95 and clicks >= 200",
+    }
+    for level in ("subid", "source")
+]
+
+
+def threshold(x: float) -> list[dict]:
+    """The rule of the common tools: ``cost > X and conversions = 0``."""
+    return [
+        {
+            "name": f"no conversions {level}s",
+            "level": level,
+            "window": 14,
+            "action": "blacklist",
+            "when": f"cost > {x:.4f} and conversions = 0",
+        }
+        for level in ("subid", "source")
+    ]
+
+
+@pytest.fixture(scope="module")
+def demo_stats(tmp_path_factory):
+    path = tmp_path_factory.mktemp("stats") / "stats.csv"
+    with Sandbox(campaigns=12, seed=11) as sb:
+        truth = sb.stats_export(path, days=28, seed=5)
+    return toolkit.read_stats(path), truth
+
+
+def test_statistical_rule_loses_clearly_less_than_a_threshold_rule_saving_the_same(demo_stats):
+    stats, truth = demo_stats
+    stat = backtest({"statistical": STATISTICAL}, stats, truth=truth).summary.iloc[0]
+    x, tuned = match_cost_saved(
+        threshold, stat["cost_saved"], stats, 0.0, 200.0, steps=10, truth=truth
+    )
+    thr = tuned.summary.iloc[0]
+    figures = (
+        f"cost saved {stat['cost_saved']:.0f} vs {thr['cost_saved']:.0f} (X = {x:.2f}); "
+        f"revenue lost {stat['revenue_lost']:.0f} vs {thr['revenue_lost']:.0f}; "
+        f"winners stopped {stat['winners_stopped']} vs {thr['winners_stopped']}"
+    )
+    print(figures)
+    assert abs(thr["cost_saved"] - stat["cost_saved"]) <= 0.03 * stat["cost_saved"], figures
+    assert stat["revenue_lost"] <= 0.85 * thr["revenue_lost"], figures
+    assert stat["winners_stopped"] * 3 <= thr["winners_stopped"], figures
+    assert stat["precision"] > thr["precision"], figures
