@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import openpyxl
+import pandas as pd
 import pytest
 
 import toolkit
@@ -99,3 +100,12 @@ def test_demo_runs_on_the_built_in_sandbox(tmp_path):
         assert (tmp_path / "demo" / name).exists()
     page = (tmp_path / "demo" / "bids.html").read_text(encoding="utf-8")
     assert "<svg" in page and "below minimum" in page
+    # the rules step: a backtest against the threshold rule, then a plan with its reasons
+    assert "5. Rules over" in out and "p_loss" in out
+    backtest = pd.read_csv(tmp_path / "demo" / "backtest.csv").set_index("rule_set")
+    ours, theirs = backtest.loc["statistical"], backtest.drop(index="statistical").iloc[0]
+    assert ours["revenue_lost"] < theirs["revenue_lost"]
+    decisions = pd.read_csv(tmp_path / "demo" / "decisions.csv")
+    planned = decisions[decisions["status"] == "planned"]
+    assert len(planned) and (planned.groupby(["rule", "campaign_id"]).size() <= 3).all()
+    assert toolkit.load_rules(tmp_path / "demo" / "rules.yaml")[0].limit == 3

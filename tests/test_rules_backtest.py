@@ -169,7 +169,7 @@ def threshold(x: float) -> list[dict]:
 @pytest.fixture(scope="module")
 def demo_stats(tmp_path_factory):
     path = tmp_path_factory.mktemp("stats") / "stats.csv"
-    with Sandbox(campaigns=12, seed=11) as sb:
+    with Sandbox() as sb:  # the demo account of toolkit.connect()
         truth = sb.stats_export(path, days=28, seed=5)
     return toolkit.read_stats(path), truth
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from toolkit.sandbox import Sandbox
-from toolkit.sandbox.stats_gen import TRUTH_COLUMNS, account_items
+from toolkit.sandbox.stats_gen import FRESH, TRUTH_COLUMNS, account_items
 from toolkit.stats import read_stats
 
 
@@ -26,22 +26,32 @@ def test_the_same_seed_gives_the_same_file(demo, tmp_path):
     assert truth != other
 
 
-def test_the_items_are_the_accounts_sources_subids_and_countries(demo, tmp_path):
+def test_the_items_are_those_the_accounts_campaigns_get_traffic_from(demo, tmp_path):
     import toolkit
 
     client = toolkit.connect(api_key=demo.api_keys[0], base_url=demo.url, retries=0)
     account = toolkit.load_account(client, progress=False)
-    real = set()
+    listed = {}
     for row in account.lists.itertuples():
-        real.add((row.campaign_id, str(row.list).split("_")[0], row.item))
-    for row in account.bid_rules.itertuples():
-        real.add((row.campaign_id, "subid", row.item))
-    for row in account.countries.itertuples():
-        real.add((row.campaign_id, "country", row.country))
+        entity, colour = str(row.list).split("_")
+        listed[(row.campaign_id, entity, row.item)] = colour
+    whitelisting = {(c, e) for (c, e, _), colour in listed.items() if colour == "white"}
+    must = {k for k, colour in listed.items() if colour == "white"}
+    must |= {(r.campaign_id, "subid", r.item) for r in account.bid_rules.itertuples()}
+    must = {k for k in must if listed.get(k) != "black"}
+    must |= {(r.campaign_id, "country", r.country) for r in account.countries.itertuples()}
     truth = demo.stats_export(tmp_path / "s.csv", days=3, seed=0)
     assert [list(t) for t in truth[:1]][0] == list(TRUTH_COLUMNS)
     items = {(t["campaign_id"], t["level"], t["key"]) for t in truth}
-    assert items == real and len(items) > 50
+    assert must <= items and len(items) > 50
+    assert not any(listed.get(k) == "black" for k in items)  # no traffic from a blacklist
+    fresh = items - must
+    for cid in account.campaigns["id"]:
+        for entity in ("source", "subid"):
+            mine = [k for k in fresh if k[:2] == (cid, entity)]
+            # a campaign with a whitelist buys from it alone; the others from new items
+            assert len(mine) == (0 if (cid, entity) in whitelisting else FRESH), (cid, entity)
+    assert not any(k in listed for k in fresh)
     assert {t["level"] for t in truth} == {"source", "subid", "country"}
     df = read_stats(tmp_path / "s.csv")
     assert len(df) == 3 * len(truth)

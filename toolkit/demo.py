@@ -1,5 +1,6 @@
 """The main job, on the built-in sandbox (``campaign-toolkit demo``): load the account,
-export it, edit from a template, plan, apply, and report on the bids.
+export it, edit from a template, plan, apply, report on the bids, and run performance rules
+over the demo account's tracker statistics (backtested against a threshold rule first).
 
 >>> run_demo(Path("campaign-toolkit-demo"))                          # doctest: +SKIP
 """
@@ -32,6 +33,48 @@ def _edit_rows(account: Any) -> tuple[list[dict[str, Any]], int]:
         for r in countries.to_dict("records")
     ]
     return rows, len(countries)
+
+
+def demo_rules(when: str = "p_loss >= 0.95 and clicks >= 200", **extra: Any) -> dict[str, Any]:
+    """The demo's rules: blacklist the subIds and the sources for which ``when`` holds over
+    the last 14 days (``extra`` fields, ``limit=20`` say, added to both)."""
+    rules = [
+        {"name": f"{level}s: {when}", "level": level, "when": when, "action": "blacklist"} | extra
+        for level in ("subid", "source")
+    ]
+    return {"window": 14, "rules": rules}
+
+
+def _threshold(x: float) -> dict[str, Any]:
+    """The common tools' rule: ``cost > x and conversions = 0``."""
+    return demo_rules(f"cost > {x:.2f} and conversions = 0")
+
+
+def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
+    """Statistics, a backtest against the threshold rule saving as much, and the plan."""
+    import yaml
+
+    import toolkit
+
+    from .rules import match_cost_saved
+
+    truth = client.sandbox.stats_export(out / "stats.csv", days=28, seed=5)
+    stats = toolkit.read_stats(out / "stats.csv")
+    ours = toolkit.backtest(demo_rules(), stats, truth=truth)
+    saved = float(ours.summary["cost_saved"].iloc[0])
+    x, _ = match_cost_saved(_threshold, saved, stats, 0.0, 64.0, steps=8, truth=truth)
+    sets = {"statistical": demo_rules(), f"cost > {x:.2f} and conversions = 0": _threshold(x)}
+    both = toolkit.backtest(sets, stats, truth=truth)
+    both.summary.to_csv(out / "backtest.csv", index=False)
+    print(f"5. Rules over {len(stats):,} rows of tracker statistics ({out / 'stats.csv'})")
+    print("   Backtest over 28 days, the threshold tuned to save the same cost:")
+    print(both.summary.round(3).to_string(index=False))
+    rules = demo_rules(limit=3)
+    (out / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False), "utf-8")
+    plan, decisions = toolkit.evaluate_rules(out / "rules.yaml", out / "stats.csv", client)
+    decisions.to_csv(out / "decisions.csv", index=False)
+    print(plan.summary(max_calls=6, max_lines=2))
+    return plan.apply(client, progress=not quiet, journal=out / "journal.db")
 
 
 def run_demo(out: Path, *, quiet: bool = False) -> int:
@@ -68,9 +111,13 @@ def run_demo(out: Path, *, quiet: bool = False) -> int:
     report = toolkit.bid_report(client, progress=not quiet, history=out / "prices.db")
     print(f"4. Bid report: {report.to_html(out / 'bids.html')}")
     print(report)
+    ruled = _rules_step(client, out, quiet)
+    print(ruled.summary())
     print(
-        f"5. Files left for you in {out}/: account.xlsx (the export), actions.xlsx (the edit),"
+        f"6. Files left for you in {out}/: account.xlsx (the export), actions.xlsx (the edit),"
         " result.csv (one row per campaign and item), journal.db (for undo), bids.html (the"
-        " bid estimate report), prices.db (the prices asked)"
+        " bid estimate report), prices.db (the prices asked), stats.csv (tracker statistics),"
+        " rules.yaml (the rules), backtest.csv (statistical vs threshold rule), decisions.csv"
+        " (every decision with its numbers)"
     )
-    return 0 if result.ok else 3
+    return 0 if result.ok and ruled.ok else 3

@@ -151,9 +151,9 @@ def evidence_of(sums: pd.DataFrame, rule: Rule) -> pd.DataFrame:
         rows = rows.groupby("campaign_id", as_index=False, observed=True).sum(numeric_only=True)
         rows["level"] = CAMPAIGN
         rows["key"] = rows["campaign_id"].astype(str)
-        ev = evidence_frame(rows, rule.payout, within=("level",))
+        ev = evidence_frame(rows, rule.payout, within=("level",), summed=True)
     else:
-        ev = evidence_frame(sums[sums["level"] == rule.level], rule.payout)
+        ev = evidence_frame(sums[sums["level"] == rule.level], rule.payout, summed=True)
     if "impressions" not in ev:
         ev["impressions"] = 0.0
     return measures(ev)

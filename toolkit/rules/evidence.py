@@ -229,6 +229,7 @@ def evidence_frame(
     payout=None,
     min_clicks: float = 100.0,
     within: Sequence[str] = _WITHIN,
+    summed: bool = False,
 ) -> pd.DataFrame:
     """Per item of a stats frame (columns ``STATS_COLUMNS``), the numbers a statistical rule
     decides on: clicks, cost, conversions, revenue, observed ``rate``, the prior
@@ -238,6 +239,7 @@ def evidence_frame(
     ``zero_p`` (the Poisson chance of its zero conversions at the prior's mean rate; NaN for
     an item that converted) and ``min_sample`` (clicks >= ``min_clicks``). ``within``: the
     columns whose groups a prior is fitted in (see :func:`leave_one_out_priors`).
+    ``summed=True``: the rows are already one per item (:func:`item_totals`), taken as they are.
 
     >>> s = pd.DataFrame({"campaign_id": [1] * 3, "level": ["source"] * 3,
     ...                   "key": ["a", "b", "c"], "impressions": [0] * 3,
@@ -251,7 +253,7 @@ def evidence_frame(
     >>> bool(e["p_below_break_even"].iloc[2] > 0.9)
     True
     """
-    out = item_totals(stats)
+    out = stats.reset_index(drop=True).copy() if summed else item_totals(stats)
     n = out["clicks"].to_numpy(float)
     c = out["conversions"].to_numpy(float)
     a, b, fitted = leave_one_out_priors(out, within)

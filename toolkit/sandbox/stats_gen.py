@@ -2,8 +2,9 @@
 
 :func:`generate_stats` writes a CSV export in the generic layout of ``toolkit.stats``
 (``date, campaign_id, level, key, impressions, clicks, cost, conversions, revenue``) for the
-sources, subIds and countries that an account's campaigns really carry in the sandbox store
-(their source and subId lists, their bid rules, their country bids), and returns the truth it
+sources, subIds and countries an account's campaigns get traffic from in the sandbox store
+(whitelisted items, or new items on none of their lists; the subIds of their bid rules; their
+countries; never a blacklisted item), and returns the truth it
 drew them from: one row per item with its true conversion rate and the campaign's payout, so
 that a rule's decisions can be scored (precision, recall) against what was really there.
 
@@ -42,25 +43,57 @@ TRUTH_COLUMNS = ("campaign_id", "level", "key", "true_cr", "payout")
 END = dt.date(2026, 1, 31)
 
 
-def account_items(store: Store, user_id: int | None = None) -> list[dict[str, Any]]:
-    """``{campaign_id, level, key}`` of every source, subId and country of an account's
-    campaigns (the demo account, the lowest user id, when ``user_id`` is None), sorted."""
+#: New sources and subIds a campaign without a whitelist buys from, per level.
+FRESH = 40
+
+
+def account_items(
+    store: Store, user_id: int | None = None, *, fresh: int = FRESH, seed: int = 0
+) -> list[dict[str, Any]]:
+    """``{campaign_id, level, key}`` of every item an account's campaigns (the demo account,
+    the lowest user id, when ``user_id`` is None) get traffic from, sorted: per campaign and
+    level (source, subId) its whitelist when it has one, else ``fresh`` items on none of its
+    lists (drawn from ``seed``); the subIds of its bid rules; its countries. Blacklisted items
+    get no traffic and are left out."""
     with store.lock:
         db = store.conn
         if user_id is None:
             user_id = db.execute("SELECT min(user_id) FROM accounts").fetchone()[0]
+        lists = db.execute(
+            "SELECT l.campaign_id, l.list, l.item FROM lists l "
+            "JOIN campaigns c ON c.id = l.campaign_id WHERE c.user_id = ?",
+            (user_id,),
+        ).fetchall()
         rows = db.execute(
-            "SELECT l.campaign_id, CASE WHEN l.list LIKE 'source%' THEN 'source' ELSE 'subid' "
-            "END, l.item FROM lists l JOIN campaigns c ON c.id = l.campaign_id "
-            "WHERE c.user_id = ? "
-            "UNION SELECT b.campaign_id, 'subid', b.item FROM bid_rules b "
+            "SELECT b.campaign_id, 'subid', b.item FROM bid_rules b "
             "JOIN campaigns c ON c.id = b.campaign_id WHERE c.user_id = ? "
             "UNION SELECT k.campaign_id, 'country', k.code FROM countries k "
             "JOIN campaigns c ON c.id = k.campaign_id WHERE c.user_id = ?",
-            (user_id, user_id, user_id),
+            (user_id, user_id),
         ).fetchall()
-    items = {(int(cid), level, str(key)) for cid, level, key in rows}
+        ids = [r[0] for r in db.execute("SELECT id FROM campaigns WHERE user_id = ?", (user_id,))]
+    listed = {(int(c), str(n).split("_")[0], str(n).split("_")[1], str(i)) for c, n, i in lists}
+    items = {(int(c), lv, str(k)) for c, lv, k in rows}
+    items -= {(c, lv, k) for c, lv, colour, k in listed if colour == "black"}
+    items |= {(c, lv, k) for c, lv, colour, k in listed if colour == "white"}
+    whitelisting = {(c, lv) for c, lv, colour, _ in listed if colour == "white"}
+    taken = {(c, lv, k) for c, lv, _, k in listed}
+    for cid in sorted(int(i) for i in ids):
+        rng = random.Random(f"{seed}:{cid}")
+        for level, make in (("source", _source_id), ("subid", _subid)):
+            if (cid, level) in whitelisting:
+                continue
+            new = {(cid, level, make(rng)) for _ in range(fresh)}
+            items |= new - taken
     return [{"campaign_id": c, "level": lv, "key": k} for c, lv, k in sorted(items)]
+
+
+def _source_id(rng: random.Random) -> str:
+    return str(rng.randint(10_000_000, 99_999_999))
+
+
+def _subid(rng: random.Random) -> str:
+    return f"{rng.getrandbits(40):010x}"
 
 
 def generate_stats(
@@ -76,16 +109,17 @@ def generate_stats(
     and return the truth table (``TRUTH_COLUMNS``, one dict per item).
 
     ``store_or_items``: the sandbox :class:`Store` (its account ``user_id``, the demo account
-    by default) or rows ``{campaign_id, level, key}``. Per campaign a payout and a base
-    conversion rate are drawn; per item a true rate around it (a quarter of the items convert
-    at a fraction of it, some at several times it) and a traffic volume. Each day's clicks are
+    by default; the items :func:`account_items` lists) or rows ``{campaign_id, level, key}``.
+    Per campaign a payout and a base conversion rate are drawn; per item a true rate around
+    it (a quarter of the items convert at a fraction of it, some at several times it) and a
+    traffic volume. Each day's clicks are
     Poisson around the volume, conversions Binomial(clicks, true rate), cost clicks times a
     CPC, revenue conversions times the payout.
     """
     if days < 1:
         raise ValueError(f"days must be >= 1, got {days}")
     items = (
-        account_items(store_or_items, user_id)
+        account_items(store_or_items, user_id, seed=seed)
         if isinstance(store_or_items, Store)
         else [dict(r) for r in store_or_items]
     )
@@ -171,4 +205,4 @@ def _binomial(rng: random.Random, n: int, p: float) -> int:
     return min(n, _poisson(rng, n * p))
 
 
-__all__ = ["COLUMNS", "END", "TRUTH_COLUMNS", "account_items", "generate_stats"]
+__all__ = ["COLUMNS", "END", "FRESH", "TRUTH_COLUMNS", "account_items", "generate_stats"]
