@@ -374,6 +374,13 @@ def _report_parser(sub: argparse._SubParsersAction) -> None:
     bids.set_defaults(func=_report_bids)
 
 
+def _rules_parser(sub: argparse._SubParsersAction) -> None:
+    from .cli_rules import Conventions, add_rules_parser
+
+    conventions = Conventions(_account_options, _journal_option, _client, _ask, GUARDS)
+    add_rules_parser(sub, conventions)  # rules over tracker statistics: toolkit/cli_rules.py
+
+
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -399,6 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     _plan_parsers(sub)
     _run_parsers(sub)
     _report_parser(sub)
+    _rules_parser(sub)
     de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
     de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
     de.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -1,0 +1,190 @@
+"""Command line: ``campaign-toolkit rules RULES.yaml STATS.csv [--apply] [--yes]
+[--decisions OUT.csv|.xlsx] [--as-of DATE] [--allow GUARD ...]``.
+
+One library call, :func:`toolkit.evaluate_rules`: the rules over the tracker statistics,
+checked against the live account, become a plan whose preview shows each change with the
+rule and the numbers that decided it. Without ``--apply`` nothing is sent; with it the
+command asks (``--yes`` does not), applies, and journals the run so that
+``campaign-toolkit undo RUN_ID`` undoes it. Connection, confirmation, messages and exit codes
+are those of :mod:`toolkit.cli`, which hands its helpers over when it registers the command
+(:class:`Conventions`), so that this module does not import the one that imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import CliError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: The files ``--decisions`` writes, by suffix.
+DECISION_SUFFIXES: tuple[str, ...] = (".csv", ".xlsx")
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """What the command borrows from :mod:`toolkit.cli`: the account options (key, base URL)
+    and the journal option of a parser, the client they give (``connect(args)``; no key
+    configured means the built-in sandbox), the confirmation (``ask(question, yes)``) and the
+    guards ``--allow`` may lift."""
+
+    account_options: Callable[[argparse.ArgumentParser], None]
+    journal_option: Callable[[argparse.ArgumentParser], None]
+    connect: Callable[[argparse.Namespace], Any]
+    ask: Callable[[str, bool], bool]
+    guards: tuple[str, ...]
+
+
+def as_of_date(text: str) -> dt.date:
+    """``--as-of 2026-01-31``: the last day of the rules' windows."""
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date; give it as YYYY-MM-DD, like 2026-01-31"
+        ) from None
+
+
+def stats_path(text: str) -> Path:
+    """The statistics export the command reads: an existing file, or a :class:`CliError`."""
+    path = Path(text)
+    if not path.exists():
+        raise CliError(f"{text}: no such file (the statistics export: CSV, XLSX or Parquet)")
+    if path.is_dir():
+        raise CliError(f"{text}: is a folder, not a statistics export (CSV, XLSX or Parquet)")
+    return path
+
+
+def decisions_path(text: str | None) -> Path | None:
+    """Where ``--decisions`` writes (``.csv`` or ``.xlsx`` in an existing folder), checked
+    before anything is read."""
+    if text is None:
+        return None
+    path = Path(text)
+    if path.is_dir() or not path.parent.is_dir():
+        raise CliError(f"{text}: {'is a folder' if path.is_dir() else 'no such folder'}")
+    if path.suffix.lower() not in DECISION_SUFFIXES:
+        raise CliError(f"{text}: the decisions are written as .csv or .xlsx; name it so")
+    return path
+
+
+def decision_counts(decisions: pd.DataFrame, rules: list[Any]) -> pd.DataFrame:
+    """Decisions per rule (in the rules' order, every enabled rule) and status, with a
+    ``total`` column."""
+    import pandas as pd
+
+    names = [r.name for r in rules if r.enabled]
+    counts = pd.crosstab(decisions["rule"].astype(str), decisions["status"].astype(str))
+    counts = counts.reindex(index=names, fill_value=0)
+    counts.index.name, counts.columns.name = "rule", None
+    counts["total"] = counts.sum(axis=1)
+    return counts
+
+
+def counts_text(decisions: pd.DataFrame, rules: list[Any]) -> str:
+    """The decisions in a few lines for a terminal: how many, then per rule and status."""
+    if not len(decisions):
+        return "Decisions: none (no rule's condition holds for any item)"
+    by_status = decisions["status"].astype(str).value_counts()
+    head = ", ".join(f"{n} {s}" for s, n in by_status.items())
+    table = decision_counts(decisions, rules).to_string()
+    return f"Decisions: {len(decisions)} ({head})\n{table}"
+
+
+def write_decisions(decisions: pd.DataFrame, path: Path) -> Path:
+    """Every decision with its evidence, as CSV or as a workbook (text kept as text)."""
+    if path.suffix.lower() == ".xlsx":
+        from .frames.export import write_excel
+
+        return write_excel({"decisions": decisions}, path)
+    decisions.to_csv(path, index=False)
+    return path
+
+
+def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
+    """The ``rules`` command: preview (and, with ``--apply``, apply) what the rules decide."""
+    import toolkit
+
+    rules = toolkit.load_rules(args.rules)  # every problem named before connecting
+    stats = stats_path(args.stats)
+    out = decisions_path(args.decisions)
+    client = conv.connect(args)
+    plan, decisions = toolkit.evaluate_rules(
+        rules, stats, client, as_of=args.as_of, allow=args.allow or ()
+    )
+    print(plan.summary(max_calls=args.max_calls))
+    print(counts_text(decisions, rules))
+    if out is not None:
+        print(f"Decisions with their evidence: {write_decisions(decisions, out)}")
+    if not len(plan):
+        return 0
+    if not args.apply:
+        print("Nothing sent (add --apply to apply the plan).")
+        return 0
+    if not conv.ask(f"Apply {len(plan)} call(s)?", args.yes):
+        print("Nothing sent.")
+        return 1
+    result = plan.apply(client, journal=args.journal or "default")
+    print(result.summary())
+    return 0 if result.ok else 3
+
+
+def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None:
+    """Register ``campaign-toolkit rules`` on the command line's subcommands."""
+    p = sub.add_parser(
+        "rules",
+        help="rules over tracker statistics: preview the plan, --apply to apply it",
+        description="Evaluate rules (YAML/JSON, see docs/rules.md) over a tracker's statistics"
+        " export against the live account: print the plan with the reason of each change and"
+        " the decisions per rule and status. Nothing is sent without --apply.",
+    )
+    p.add_argument("rules", help="the rules file (.yaml, .yml or .json)")
+    p.add_argument("stats", help="the statistics export (.csv, .xlsx or .parquet)")
+    p.add_argument("--apply", action="store_true", help="apply the plan (asks first)")
+    p.add_argument("--yes", action="store_true", help="with --apply: apply without asking")
+    p.add_argument(
+        "--decisions", default=None, metavar="OUT", help="write every decision (.csv or .xlsx)"
+    )
+    p.add_argument(
+        "--as-of",
+        type=as_of_date,
+        default=None,
+        metavar="DATE",
+        help="the last day of the windows (YYYY-MM-DD; default: the statistics' last day)",
+    )
+    p.add_argument(
+        "--allow",
+        action="append",
+        choices=conv.guards,
+        help=f"lift a guard (repeatable): {', '.join(conv.guards)}",
+    )
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        default=30,
+        help="calls shown in the preview (30; the rest counted)",
+    )
+    conv.journal_option(p)
+    conv.account_options(p)
+    p.set_defaults(func=lambda args: run_rules(args, conv))
+
+
+__all__ = [
+    "DECISION_SUFFIXES",
+    "Conventions",
+    "add_rules_parser",
+    "as_of_date",
+    "counts_text",
+    "decision_counts",
+    "decisions_path",
+    "run_rules",
+    "stats_path",
+    "write_decisions",
+]
