@@ -253,3 +253,18 @@ def test_the_template_loads_and_runs_on_the_demo_statistics(env, tmp_path):
     for rule in rules:
         assert re.search(rf"^{rule.name}\s+\d+", proc.stdout, re.M), rule.name
     assert writes(sb) == []
+
+
+def test_the_rules_page_names_every_field_metric_action_and_status():
+    from toolkit.rules import evaluate
+    from toolkit.rules.decide import OVER_LIMIT
+    from toolkit.rules.model import ACTIONS, FIELDS, METRICS
+
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    statuses = (evaluate.PLANNED, evaluate.ALREADY, evaluate.CONFLICT, evaluate.UNKNOWN,
+                evaluate.NOT_TARGETED, evaluate.NO_BID, evaluate.ARCHIVED, OVER_LIMIT)  # fmt: skip
+    for word in (*FIELDS, *METRICS, *ACTIONS, *statuses):
+        assert f"| `{word}` |" in page, word
+    assert "\n## Backtest\n" in page
+    assert "docs/rules.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(rules.md)" in (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
