@@ -96,6 +96,7 @@ def test_there_are_notebooks():
         "04-bid-report.ipynb",
         "05-notebook-forms.ipynb",
         "06-rehearse-safely.ipynb",
+        "07-performance-rules.ipynb",
     ):
         assert name in names
 
