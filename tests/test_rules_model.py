@@ -114,11 +114,6 @@ def test_each_kind_of_bad_rule_names_its_number_name_and_field(entry, field, mes
     assert f"rule 2 'bad' [{field}]" in str(p)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="model._clauses: a clause whose number matches the pattern but is no float "
-    "('1.2.3', '.') raises a bare ValueError from float() instead of a RulesError problem",
-)
 @pytest.mark.parametrize("when", ["cost > 1.2.3", "cost > ."])
 def test_a_malformed_number_in_a_clause_is_a_problem_of_its_rule(when):
     problems = problems_of([GOOD, rule(when=when), rule(name="other", level="zone")])
@@ -163,11 +158,6 @@ def test_two_rules_with_one_name_are_an_error_naming_the_name():
     assert [(p.name, p.field) for p in problems] == [("good", "name")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="model.load_rules: the duplicate-name problem carries rule=None, so the message "
-    "does not say which rules share the name (rule 3 here)",
-)
 def test_a_duplicate_name_names_the_rule_that_repeats_it():
     problems = problems_of([GOOD, rule(name="x"), rule(name="good", level="source")])
     assert [(p.rule, p.name, p.field) for p in problems] == [(3, "good", "name")]
@@ -257,10 +247,6 @@ def test_to_dict_round_trips_through_load_rules(tmp_path):
     assert rules[4].of == "subid" and rules[0].condition == "p_loss >= 0.95 and clicks >= 200"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="model.Rule.to_dict leaves out 'enabled', so a disabled rule comes back enabled",
-)
 def test_a_disabled_rule_round_trips_disabled():
     rules = load_rules([{**ROUND[0], "enabled": False}])
     assert load_rules([r.to_dict() for r in rules]) == rules

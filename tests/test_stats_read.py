@@ -4,6 +4,7 @@ reported with their line and nothing returned, and DuckDB's sums equal to pandas
 from __future__ import annotations
 
 import csv
+import datetime as dt
 from pathlib import Path
 
 import pandas as pd
@@ -168,3 +169,51 @@ def test_a_large_csv_is_parsed_by_duckdb_with_the_same_result(tmp_path, monkeypa
     with pytest.raises(StatsError) as caught:
         read_stats(bad)
     assert [(p.line, p.column) for p in caught.value.problems] == [(5, "Cost")]
+
+
+def test_several_windows_are_summed_in_one_pass_like_aggregate_each(tmp_path):
+    from toolkit.stats.duck import window_sums
+
+    path = tmp_path / "gen.csv"
+    items = [
+        {"campaign_id": 11, "level": lv, "key": f"k{k}"}
+        for lv in ("source", "subid")
+        for k in range(8)
+    ]
+    generate_stats(items, path, days=10, seed=4)
+    last, sums = window_sums(path, [3, None, 3, 7])
+    assert last == dt.date(2026, 1, 31)
+    assert list(sums) == [  # each window once, in the order asked
+        (dt.date(2026, 1, 29), last),
+        (None, None),
+        (dt.date(2026, 1, 25), last),
+    ]
+    for (since, until), got in sums.items():
+        pd.testing.assert_frame_equal(got, aggregate(path, since=since, until=until))
+    as_of, moved = window_sums(path, [3], as_of="2026-01-27")
+    assert as_of == last  # the file's last day; the window ends on as_of
+    pd.testing.assert_frame_equal(
+        moved[(dt.date(2026, 1, 25), dt.date(2026, 1, 27))],
+        aggregate(path, since="2026-01-25", until="2026-01-27"),
+    )
+    xlsx = tmp_path / "gen.xlsx"
+    read_stats(path).assign(date=lambda d: d["date"].dt.tz_localize(None)).to_excel(
+        xlsx, index=False
+    )
+    _, from_sheet = window_sums(xlsx, [3])
+    got = from_sheet[(dt.date(2026, 1, 29), last)]
+    want = sums[(dt.date(2026, 1, 29), last)]
+    assert (
+        got[["campaign_id", "key", "clicks"]].astype(str).values.tolist()
+        == want[["campaign_id", "key", "clicks"]].astype(str).values.tolist()
+    )
+
+
+def test_window_sums_report_bad_values_with_their_lines(tmp_path):
+    from toolkit.stats.duck import window_sums
+
+    rows = [*ROWS, ("2026-01-03", "7", "s1", "", "", "1", "2.5", "x", "0", "0")]
+    path = write_layout(tmp_path / "bad.csv", "keitaro", rows)
+    with pytest.raises(StatsError) as caught:
+        window_sums(path, [7])
+    assert {(p.line, p.column) for p in caught.value.problems} == {(5, "Clicks"), (5, "Cost")}

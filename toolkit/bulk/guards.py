@@ -71,14 +71,49 @@ def _sides(calls: list[Call]) -> tuple[Keys, Keys]:
     return dropped, added
 
 
+def tripped(
+    dropped: Keys,
+    added: Keys,
+    counts: dict[tuple[int, str], int],
+    allowed: Iterable[str] = (),
+    max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
+) -> dict[tuple[int, str], str]:
+    """``(campaign_id, label) -> guard`` for each list the drops would trip a guard on
+    (``drop_share``, ``empty_whitelist``) unless allowed: what a planner that keeps the rest
+    of its changes leaves out."""
+    allowed = set(allowed)
+    out: dict[tuple[int, str], str] = {}
+    for (cid, label), keys in sorted(dropped.items()):
+        total = counts.get((cid, label), 0)
+        if "empty_whitelist" not in allowed and _empties(label, keys, total, added, cid):
+            out[(cid, label)] = "empty_whitelist"
+        elif "drop_share" not in allowed and _over(keys, added, cid, label, total, max_drop_share):
+            out[(cid, label)] = "drop_share"
+    return out
+
+
+def _lost(keys: set[Any], added: Keys, cid: int, label: str) -> int:
+    return len(keys - added.get((cid, label), set()))
+
+
+def _over(
+    keys: set[Any], added: Keys, cid: int, label: str, total: int, max_drop_share: float
+) -> bool:
+    return bool(total) and _lost(keys, added, cid, label) / total > max_drop_share
+
+
+def _empties(label: str, keys: set[Any], total: int, added: Keys, cid: int) -> bool:
+    return label in WHITELISTS and len(keys) >= total > 0 and not added.get((cid, label))
+
+
 def _over_share(
     dropped: Keys, added: Keys, counts: dict[tuple[int, str], int], max_drop_share: float
 ) -> list[str]:
     over = []
     for (cid, label), keys in sorted(dropped.items()):
         total = counts.get((cid, label), 0)
-        lost = len(keys - added.get((cid, label), set()))
-        if total and lost / total > max_drop_share:
+        lost = _lost(keys, added, cid, label)
+        if _over(keys, added, cid, label, total, max_drop_share):
             over.append(
                 f"campaign {cid} {label}: loses {lost} of {total} ({lost / total:.0%}"
                 f" > {max_drop_share:.0%})"
@@ -90,7 +125,7 @@ def _emptied(dropped: Keys, added: Keys, counts: dict[tuple[int, str], int]) -> 
     emptied = []
     for (cid, label), keys in sorted(dropped.items()):
         total = counts.get((cid, label), 0)
-        if label in WHITELISTS and len(keys) >= total > 0 and not added.get((cid, label)):
+        if _empties(label, keys, total, added, cid):
             emptied.append(
                 f"campaign {cid} {label}: all {len(keys)} items dropped (traffic widens)"
             )
@@ -138,4 +173,4 @@ def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
     return counts
 
 
-__all__ = ["GUARDS", "PlanRefused", "check_guards", "live_counts"]
+__all__ = ["GUARDS", "PlanRefused", "check_guards", "live_counts", "tripped"]

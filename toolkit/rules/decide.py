@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..errors import RuleProblem, RulesError
 from ..frames.schemas import FLOAT, INT, STRING
 from .evidence import evidence_frame, item_totals
 from .model import CAMPAIGN, METRICS, Rule, load_rules
@@ -54,7 +55,7 @@ DECISION_COLUMNS: tuple[str, ...] = (
     "p_zero",
     "why",
 )
-DECIDED, OVER_LIMIT = "decided", "over limit"
+DECIDED, OVER_LIMIT, ALREADY = "decided", "over limit", "already"
 #: The numbers every decision's ``why`` shows after the ones its condition names.
 SHOWN = ("p_loss", "clicks", "cost", "conversions")
 
@@ -75,14 +76,31 @@ class Stats:
         """The last day the statistics cover (None when they carry no dates)."""
         if self._last is None:
             if self.path is not None:
-                from ..stats import aggregate
-
-                days = aggregate(self.path, by=("date",), columns=self.columns)["date"]
+                self.prefetch([])
             else:
-                days = self.frame["date"]
-            last = pd.to_datetime(days, utc=True).max()
-            self._last = None if pd.isna(last) else last.date()
+                last = pd.to_datetime(self.frame["date"], utc=True).max()
+                self._last = None if pd.isna(last) else last.date()
         return self._last
+
+    def prefetch(self, days: Iterable[int | None], as_of: Any = None) -> None:
+        """Sum the windows of the last ``days`` days (None: every row) up to ``as_of`` (or
+        the last day) now; an export's path is read in two scans whatever the windows
+        (:func:`toolkit.stats.duck.window_sums`), and a bad file raises here."""
+        days = list(days)
+        if self.path is None:
+            last = last_day(self, as_of)
+            for n in days:
+                self.sums(*_window(n, last))
+            return
+        if self._last is not None:
+            end = pd.Timestamp(as_of).date() if as_of is not None else self._last
+            if all(_window(n, end) in self._sums for n in days):
+                return
+        from ..stats.duck import window_sums
+
+        last, sums = window_sums(self.path, days, as_of=as_of, columns=self.columns)
+        self._last = last
+        self._sums.update(sums)
 
     def sums(self, since: dt.date | None, until: dt.date | None) -> pd.DataFrame:
         """Per campaign, level and key: impressions, clicks, cost, conversions, revenue."""
@@ -119,9 +137,13 @@ def in_days(dates: pd.Series, since: dt.date | None, until: dt.date | None) -> n
 
 def window_of(rule: Rule, last: dt.date | None) -> tuple[dt.date | None, dt.date | None]:
     """The first and last day a rule reads (``None, None``: every row)."""
-    if rule.window is None or last is None:
+    return _window(rule.window, last)
+
+
+def _window(days: int | None, last: dt.date | None) -> tuple[dt.date | None, dt.date | None]:
+    if days is None or last is None:
         return None, None
-    return last - dt.timedelta(days=rule.window - 1), last
+    return last - dt.timedelta(days=days - 1), last
 
 
 def measures(ev: pd.DataFrame) -> pd.DataFrame:
@@ -166,10 +188,11 @@ def _scoped(ev: pd.DataFrame, rule: Rule, formats: Mapping[int, str] | None) -> 
         keep &= ids.isin(rule.campaigns).to_numpy()
     if rule.formats is not None:
         if formats is None:
-            raise ValueError(
-                f"rule {rule.name!r} is scoped to formats {list(rule.formats)}: give the "
-                "account (or campaigns=) so the campaigns' formats are known"
+            message = (
+                f"scoped to formats {list(rule.formats)}: give the account (or formats=) so "
+                "the campaigns' formats are known"
             )
+            raise RulesError([RuleProblem(rule.number or None, rule.name, "scope", message)])
         keep &= ids.map(formats).isin(rule.formats).to_numpy()
     return ev[keep]
 
@@ -195,9 +218,13 @@ def _shown(metric: str, value: float) -> str:
     return f"{value:.4g}"
 
 
-def _limited(rows: pd.DataFrame, rule: Rule) -> pd.DataFrame:
+Done = Callable[[Rule, pd.DataFrame], np.ndarray]
+
+
+def _limited(rows: pd.DataFrame, rule: Rule, done: Done | None = None) -> pd.DataFrame:
     """Strongest first (``rule.rank`` descending, then cost), the ones past the per-campaign
-    limit marked."""
+    limit marked; rows ``done`` says the account already is as the rule wants are
+    ``already`` and take no place in the limit."""
     rows = rows.sort_values(
         [rule.rank, "cost", "campaign_id", "key"],
         ascending=[False, False, True, True],
@@ -205,33 +232,48 @@ def _limited(rows: pd.DataFrame, rule: Rule) -> pd.DataFrame:
         kind="stable",
     )
     rows = rows.assign(status=DECIDED)
+    mask = np.zeros(len(rows), dtype=bool) if done is None or rows.empty else done(rule, rows)
+    rows.loc[mask, "status"] = ALREADY
     if rule.limit is not None:
-        place = rows.groupby("campaign_id", observed=True).cumcount()
-        rows.loc[(place >= rule.limit).to_numpy(), "status"] = OVER_LIMIT
+        place = rows[~mask].groupby("campaign_id", observed=True).cumcount()
+        rows.loc[place[place >= rule.limit].index, "status"] = OVER_LIMIT
     return rows
 
 
 def decide_rule(
-    rule: Rule, stats: Stats, formats: Mapping[int, str] | None = None, as_of: Any = None
+    rule: Rule,
+    stats: Stats,
+    formats: Mapping[int, str] | None = None,
+    as_of: Any = None,
+    done: Done | None = None,
 ) -> pd.DataFrame:
     """One rule's decisions (see :data:`DECISION_COLUMNS`)."""
-    last = pd.Timestamp(as_of).date() if as_of is not None else stats.last_day()
+    last = last_day(stats, as_of)
     if rule.window is not None and last is None:
-        raise ValueError(
-            f"rule {rule.name!r} has a window of {rule.window} days, but the statistics "
-            "carry no dates"
-        )
+        message = f"a window of {rule.window} days, but the statistics carry no dates"
+        raise RulesError([RuleProblem(rule.number or None, rule.name, "window", message)])
     since, until = window_of(rule, last)
     ev = _scoped(evidence_of(stats.sums(since, until), rule), rule, formats)
     hit = np.ones(len(ev), dtype=bool)
     for clause in rule.when:
         hit &= clause.holds(ev)
-    rows = _limited(ev[hit], rule)
+    rows = _limited(ev[hit], rule, done)
     rows["rule"] = rule.name
     rows["action"] = rule.action
     rows["since"], rows["until"] = since, until
     rows["why"] = _why(rows, rule)
     return rows.reindex(columns=list(DECISION_COLUMNS))
+
+
+def last_day(stats: Stats, as_of: Any = None) -> dt.date | None:
+    """The last day of the windows: ``as_of``, else the statistics' last day."""
+    return pd.Timestamp(as_of).date() if as_of is not None else stats.last_day()
+
+
+def read_windows(rules: list[Rule], stats: Stats, as_of: Any = None) -> None:
+    """Sum the statistics of every rule's window now (a bad file raises
+    :class:`~toolkit.errors.StatsError` here, before anything else is asked)."""
+    stats.prefetch([rule.window for rule in rules if rule.enabled], as_of)
 
 
 def decide(
@@ -241,17 +283,20 @@ def decide(
     formats: Mapping[int, str] | None = None,
     as_of: Any = None,
     columns: Mapping[str, str] | None = None,
+    done: Done | None = None,
 ) -> pd.DataFrame:
     """Every enabled rule's decisions, in rule order: one row per item whose condition holds.
 
     ``rules``: anything :func:`~toolkit.rules.model.load_rules` reads. ``stats``: a stats
     frame or an export's path (summed by DuckDB). ``formats``: campaign id -> format code,
     for rules scoped to formats. ``as_of``: the last day of the windows (default: the last
-    day in the statistics).
+    day in the statistics). ``done(rule, rows)``: which rows the account already is as the
+    rule wants (``already``, outside the limit).
     """
     rules = load_rules(rules)
     source = stats if isinstance(stats, Stats) else Stats(stats, columns=columns)
-    parts = [decide_rule(r, source, formats, as_of) for r in rules if r.enabled]
+    read_windows(rules, source, as_of)
+    parts = [decide_rule(r, source, formats, as_of, done) for r in rules if r.enabled]
     parts = [p for p in parts if len(p)]
     if not parts:
         return empty_decisions()
@@ -283,6 +328,7 @@ def empty_decisions() -> pd.DataFrame:
 
 
 __all__ = [
+    "ALREADY",
     "DECIDED",
     "DECISION_COLUMNS",
     "OVER_LIMIT",
@@ -292,6 +338,8 @@ __all__ = [
     "empty_decisions",
     "evidence_of",
     "in_days",
+    "last_day",
+    "read_windows",
     "measures",
     "typed",
     "window_of",

@@ -6,34 +6,55 @@ and written into its tables, then planned by the one planner every face uses.
 >>> plan                       # the preview: every change with its numbers     # doctest: +SKIP
 >>> plan.apply(client)                                                          # doctest: +SKIP
 
-Each decided row gets a ``status``: ``planned`` (in the plan), ``already`` (the account is
-already so), ``conflict`` (an earlier rule decided the same item otherwise), ``unknown
-campaign``, ``not targeted`` (a country bid of a campaign without the country), ``no bid``
-(a ``factor`` with no current bid to scale), ``archived`` (a campaign to pause that is
-archived); rows past a rule's ``limit`` stay ``over limit``.
+Each decided row gets a ``status``; the first rule to decide an item wins:
+
+- ``planned``: in the plan;
+- ``already``: the account is already so (it takes no place in the rule's ``limit``);
+- ``over limit``: past the rule's ``limit`` for its campaign;
+- ``conflict``: an earlier rule decided the same item otherwise (another action, or another
+  bid or factor);
+- ``earlier rule``: an earlier rule decided the same item the same way (planned once, with
+  the earlier rule's reason);
+- ``unknown campaign``: the statistics name a campaign the account does not have;
+- ``no whitelist``: a whitelist rule on a campaign without a whitelist at that level (its
+  first item would shut out every other source or subId);
+- ``not targeted``: a country bid of a campaign that does not target the country;
+- ``no bid``: a ``factor`` with no current bid to scale;
+- ``archived``: a campaign to pause that is archived;
+- ``guard drop_share`` / ``guard empty_whitelist``: the list's drops would trip that guard
+  of the planner; the list's changes are held back and the rest of the plan goes ahead
+  (``allow=`` lifts the guard, as for :func:`toolkit.plan`).
+
+A ``factor`` scales the current bid: a country's bid, or a source's or subId's bid rule; an
+item without a bid rule of its own is bought at its campaign's country bids, so its new bid
+rule is the factor times the campaign's highest country bid (``old`` shows that bid).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from .. import spec
 from ..bulk.calls import BID_RULE, CAMPAIGN
+from ..bulk.guards import DEFAULT_MAX_DROP_SHARE, live_counts, tripped
 from ..bulk.plan import Plan, make_plan, read_live
 from ..bulk.workbook_layout import MAX_BID
 from ..frames import Account
 from ..stats.schema import COUNTRY
-from .decide import DECIDED, Stats, decide, typed
+from .decide import ALREADY, DECIDED, Stats, decide, read_windows, typed
 from .model import Rule, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
 
-PLANNED, ALREADY, CONFLICT = "planned", "already", "conflict"
+PLANNED, CONFLICT, EARLIER = "planned", "conflict", "earlier rule"
+NO_WHITELIST = "no whitelist"
 UNKNOWN, NOT_TARGETED, NO_BID, ARCHIVED = "unknown campaign", "not targeted", "no bid", "archived"
 #: The columns evaluation adds to the decisions frame.
 EXTRA_COLUMNS = ("campaign_name", "target", "old", "new")
@@ -67,6 +88,7 @@ class _State:
     rule_bids: dict[tuple[int, str], float] = field(default_factory=dict)
     country_bids: dict[tuple[int, str], float] = field(default_factory=dict)
     pauses: set[int] = field(default_factory=set)
+    top_bids: dict[int, float] = field(default_factory=dict)
 
     @classmethod
     def of(cls, account: Account) -> _State:
@@ -82,6 +104,7 @@ class _State:
         rules = account.table("bid_rules")
         countries = account.table("countries")
         campaigns = account.table("campaigns")
+        top = countries.groupby("campaign_id", observed=True)["bid"].max().dropna()
         return cls(
             triples,
             {(c, n) for c, n, _ in triples if spec.LISTS[n].list_type == "white"},
@@ -90,7 +113,17 @@ class _State:
             dict(
                 zip(campaigns["id"].astype(int), campaigns["work_status"].astype(str), strict=True)
             ),
+            top_bids={int(c): float(b) for c, b in top.items()},
         )
+
+    def is_done(self, rule: Rule, rows: pd.DataFrame) -> np.ndarray:
+        """Which decided rows the account already is as the rule wants (nothing to change:
+        they take no place in the rule's limit)."""
+        check = DONE.get(rule.action)
+        if check is None:
+            return np.zeros(len(rows), dtype=bool)
+        pairs = zip(rows["campaign_id"].astype(int), rows["key"].astype(str), strict=True)
+        return np.fromiter((check(self, rule, c, k) for c, k in pairs), bool, len(rows))
 
 
 def _bids(df: pd.DataFrame, key: str) -> dict[tuple[int, str], float]:
@@ -116,10 +149,35 @@ def _blacklist(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
     return PLANNED, black, None, "blacklisted"
 
 
+def _blacklisted(s: _State, rule: Rule, cid: int, key: str) -> bool:
+    black, white = list_name(rule.level, "black"), list_name(rule.level, "white")
+    if (cid, white, key) in s.lists:
+        return False
+    return (cid, white) in s.whitelisting or (cid, black, key) in s.lists
+
+
+def _whitelisted(s: _State, rule: Rule, cid: int, key: str) -> bool:
+    return (cid, list_name(rule.level, "white"), key) in s.lists
+
+
+def _paused(s: _State, rule: Rule, cid: int, key: str) -> bool:
+    return s.work.get(cid) == "Paused"
+
+
+#: Per action, whether the account already is as it wants (before any change is made).
+DONE: dict[str, Callable[[_State, Rule, int, str], bool]] = {
+    "blacklist": _blacklisted,
+    "whitelist": _whitelisted,
+    "pause": _paused,
+}
+
+
 def _whitelist(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
     black, white = list_name(rule.level, "black"), list_name(rule.level, "white")
     if (cid, white, key) in s.lists:
         return ALREADY, white, "whitelisted", None
+    if (cid, white) not in s.whitelisting:  # a first whitelist item would shut out the rest
+        return NO_WHITELIST, white, None, None
     if (cid, black, key) in s.lists:
         s.drops.append((cid, black, key))
     s.adds.append((cid, white, key))
@@ -143,6 +201,8 @@ def _bid(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
         target, book, where = COUNTRY, s.country_bids, (cid, code)
     else:
         old = s.bid_rules.get((cid, key))
+        if old is None and rule.factor is not None:  # bought at the campaign's bids
+            old = s.top_bids.get(cid)
         target, book, where = BID_RULE, s.rule_bids, (cid, key)
     new = _new_bid(rule, old)
     if new is None:
@@ -177,7 +237,7 @@ def settle(decisions: pd.DataFrame, rules: list[Rule], state: _State) -> pd.Data
     """The decisions with their status against the account, in rule order (the first rule
     to decide an item wins), and the state's edits filled in."""
     by_name = {r.name: r for r in rules}
-    seen: dict[tuple[int, str, str], tuple[str, str]] = {}
+    seen: dict[tuple[int, str, str], tuple[Any, ...]] = {}
     out = decisions.copy()
     results: list[Outcome] = []
     for row in out.itertuples(index=False):
@@ -186,16 +246,58 @@ def settle(decisions: pd.DataFrame, rules: list[Rule], state: _State) -> pd.Data
             continue
         rule, cid, key = by_name[row.rule], int(row.campaign_id), str(row.key)
         earlier = seen.get((cid, row.level, key))
-        if earlier is not None and earlier[1] != rule.action:
-            results.append((CONFLICT, None, f"rule {earlier[0]!r}: {earlier[1]}", None))
+        if earlier is not None:
+            same = earlier[1:] == (rule.action, rule.bid, rule.factor)
+            status = EARLIER if same else CONFLICT
+            results.append((status, None, f"rule {earlier[0]!r}: {earlier[1]}", None))
             continue
         if cid not in state.work:
             results.append((UNKNOWN, None, None, None))
             continue
-        seen.setdefault((cid, row.level, key), (rule.name, rule.action))
+        seen.setdefault((cid, row.level, key), (rule.name, rule.action, rule.bid, rule.factor))
         results.append(EFFECTS[rule.action](state, rule, cid, key))
     columns = ["status", "target", "old", "new"]
     out[columns] = pd.DataFrame(results, columns=columns, index=out.index, dtype=object)
+    return out
+
+
+def hold_back(
+    decisions: pd.DataFrame,
+    state: _State,
+    account: Account,
+    allow: Any = (),
+    max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
+) -> pd.DataFrame:
+    """Hold back the list changes of the lists whose drops would trip a guard
+    (``drop_share``, ``empty_whitelist``): those decisions get the status ``guard <name>``
+    and nothing of them is planned, so the rest of the plan goes ahead; ``allow`` lifts the
+    guards by name, as for :func:`toolkit.plan`."""
+    dropped: dict[tuple[int, str], set[Any]] = defaultdict(set)
+    added: dict[tuple[int, str], set[Any]] = defaultdict(set)
+    for cid, name, key in state.drops:
+        dropped[(cid, name)].add(key)
+    for cid, name, key in state.adds:
+        added[(cid, name)].add(key)
+    counts = live_counts({"lists": account.table("lists")})
+    trip = tripped(dropped, added, counts, set(allow), max_drop_share)
+    if not trip:
+        return decisions
+    held = {(c, n, k) for c, n, k in state.drops if (c, n) in trip}
+    keys = {(c, k) for c, _, k in held}
+    state.drops = [d for d in state.drops if (d[0], d[2]) not in keys]
+    state.adds = [a for a in state.adds if (a[0], a[2]) not in keys]
+    out = decisions.copy()
+    for i, row in out[out["status"] == PLANNED].iterrows():
+        pair = next(
+            (
+                p
+                for p in trip
+                if p[0] == int(row["campaign_id"]) and (p[0], p[1], str(row["key"])) in held
+            ),
+            None,
+        )
+        if pair is not None:
+            out.loc[i, "status"] = f"guard {trip[pair]}"
     return out
 
 
@@ -250,17 +352,22 @@ def reasons(decisions: pd.DataFrame) -> dict[tuple[int, str, str], str]:
     """``(campaign_id, target, key) -> "rule: why"`` of the planned decisions, as the plan
     preview looks them up (a campaign's move has the key ``""``)."""
     planned = decisions[decisions["status"] == PLANNED]
-    return {
-        (int(c), str(t), "" if t == CAMPAIGN else str(k)): f"{r}: {w}"
-        for c, t, k, r, w in zip(
-            planned["campaign_id"],
-            planned["target"],
-            planned["key"],
-            planned["rule"],
-            planned["why"],
-            strict=True,
-        )
-    }
+    out: dict[tuple[int, str, str], str] = {}
+    for c, lv, t, k, r, w in zip(
+        planned["campaign_id"],
+        planned["level"],
+        planned["target"],
+        planned["key"],
+        planned["rule"],
+        planned["why"],
+        strict=True,
+    ):
+        text, cid, key = f"{r}: {w}", int(c), "" if t == CAMPAIGN else str(k)
+        out[(cid, str(t), key)] = text
+        if str(t) in spec.LISTS:  # a list change may also drop the item from the other list
+            for colour in ("black", "white"):
+                out.setdefault((cid, list_name(str(lv), colour), key), text)
+    return out
 
 
 def evaluate_rules(
@@ -284,15 +391,24 @@ def evaluate_rules(
     The plan's preview shows each change with the rule and the numbers that decided it.
     """
     rules = load_rules(rules)
+    source = Stats(stats, columns=columns)
+    read_windows(rules, source, as_of)  # a bad export fails before the account is read
     if not isinstance(account, Account):
         client, account = account, read_live(account)
     campaigns = account.table("campaigns")
     formats = dict(
         zip(campaigns["id"].astype(int), campaigns["ad_format"].astype(str), strict=True)
     )
-    decisions = decide(rules, Stats(stats, columns=columns), formats=formats, as_of=as_of)
     state = _State.of(account)
+    decisions = decide(rules, source, formats=formats, as_of=as_of, done=state.is_done)
     decisions = settle(decisions, rules, state)
+    decisions = hold_back(
+        decisions,
+        state,
+        account,
+        plan_options.get("allow", ()),
+        plan_options.get("max_drop_share", DEFAULT_MAX_DROP_SHARE),
+    )
     names = dict(zip(campaigns["id"].astype(int), campaigns["name"].astype(str), strict=True))
     decisions.insert(2, "campaign_name", decisions["campaign_id"].astype(int).map(names))
     plan = make_plan(client, desired(account, state), live=account, **plan_options)
@@ -313,6 +429,8 @@ def _typed(decisions: pd.DataFrame) -> pd.DataFrame:
 __all__ = [
     "ALREADY",
     "CONFLICT",
+    "EARLIER",
+    "NO_WHITELIST",
     "PLANNED",
     "RulesResult",
     "evaluate_rules",

@@ -45,8 +45,16 @@ MIN_PRIOR_ITEMS = 3
 #: How many clicks the weak fallback prior is worth (``a + b``).
 WEAK_PRIOR_STRENGTH = 2.0
 #: The columns of a stats frame that :func:`evidence_frame` reads.
-STATS_COLUMNS = ("campaign_id", "level", "key", "impressions", "clicks", "cost",
-                 "conversions", "revenue")
+STATS_COLUMNS = (
+    "campaign_id",
+    "level",
+    "key",
+    "impressions",
+    "clicks",
+    "cost",
+    "conversions",
+    "revenue",
+)
 _KEYS = ["campaign_id", "level", "key"]
 _SUMS = ["clicks", "cost", "conversions", "revenue"]
 _WITHIN = ("campaign_id", "level")
@@ -217,9 +225,7 @@ def _payouts(items: pd.DataFrame, payout) -> np.ndarray:
     conversions (NaN for a campaign without conversions)."""
     if payout is not None:
         return np.broadcast_to(np.asarray(payout, dtype=float), len(items)).copy()
-    sums = items.groupby("campaign_id", observed=True)[["revenue", "conversions"]].transform(
-        "sum"
-    )
+    sums = items.groupby("campaign_id", observed=True)[["revenue", "conversions"]].transform("sum")
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(sums["conversions"] > 0, sums["revenue"] / sums["conversions"], np.nan)
 

@@ -86,7 +86,7 @@ OPS: dict[str, Callable[[Any, Any], Any]] = {
     "=": operator.eq,
 }
 _CLAUSE = re.compile(
-    r"^\s*([A-Za-z_]+)\s*(>=|<=|!=|==|>|<|=)\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?)\s*$"
+    r"^\s*([A-Za-z_]+)\s*(>=|<=|!=|==|>|<|=)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$"
 )
 
 
@@ -205,6 +205,8 @@ class Rule:
             out["rank"] = self.rank
         if self.level == CAMPAIGN and self.of != "source":
             out["of"] = self.of
+        if not self.enabled:
+            out["enabled"] = False
         return out
 
 
@@ -234,11 +236,12 @@ def load_rules(source: Any) -> list[Rule]:
         )
         if rule is not None:
             rules.append(rule)
-    names = [r.name for r in rules]
-    problems += [
-        RuleProblem(None, n, "name", "two rules have this name")
-        for n in sorted({n for n in names if names.count(n) > 1})
-    ]
+    first: dict[str, int] = {}
+    for rule in rules:
+        if rule.name in first:
+            message = f"rule {first[rule.name]} has this name too; names must differ"
+            problems.append(RuleProblem(rule.number or None, rule.name, "name", message))
+        first.setdefault(rule.name, rule.number)
     if problems:
         raise RulesError(problems, where)
     return rules
@@ -354,6 +357,9 @@ def _checked(number: int, entry: Any, problems: list[RuleProblem]) -> Rule | Non
     of = c.choice("of", LEVELS, "source")
     window, limit = c.number_of("window", whole=True), c.number_of("limit", whole=True)
     payout = c.number_of("payout")
+    enabled = entry.get("enabled", True)
+    if not isinstance(enabled, bool):
+        c.bad("enabled", f"{enabled!r} is not true or false")
     if not c.ok:
         return None
     return Rule(

@@ -9,7 +9,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,19 +50,85 @@ def aggregate(
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm", ".xls", ".ods"):
         return _pandas_sums(read_stats(path, columns, layout=layout), by, since, until)
+    with _opened(path, columns, layout) as (con, mapping):
+        _check(con, mapping, str(path))
+        sums = con.execute(_query(mapping, by, since, until)).df()
+    return _typed(sums, by)
+
+
+Window = tuple[dt.date | None, dt.date | None]
+
+
+def window_sums(
+    path: str | os.PathLike[str],
+    days: Sequence[int | None],
+    *,
+    as_of: dt.date | str | None = None,
+    columns: Mapping[str, str] | None = None,
+    layout: str | None = None,
+) -> tuple[dt.date | None, dict[Window, pd.DataFrame]]:
+    """The per-item sums (``campaign_id``, ``level``, ``key``) of a CSV or Parquet export over
+    several windows at once, in two scans of the file (one checks every value and finds the
+    last day, one sums every window): the file's last day, and per window ``(since, until)``
+    its sums, for each of ``days``: the last N days up to ``as_of`` (default: the last day),
+    or every row for ``None`` (the window ``(None, None)``).
+
+    The values are checked as :func:`toolkit.stats.read_stats` checks them (a bad file raises
+    :class:`toolkit.errors.StatsError` with the lines). XLSX files are summed with pandas.
+    """
+    path = Path(path)
+    if path.suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
+        frame = read_stats(path, columns, layout=layout)
+        last = _day(frame["date"].max())
+        windows = _windows(days, _day(as_of) or last)
+        return last, {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
+    with _opened(path, columns, layout) as (con, mapping):
+        last = _check(con, mapping, str(path))
+        windows = _windows(days, _day(as_of) or last)
+        wide = con.execute(_windows_query(mapping, windows)).df()
+    out = {}
+    for i, window in enumerate(windows):
+        rows = wide[wide[f"n{i}"] > 0]
+        sums = {m: rows[f"{m}{i}"] for m in METRICS}
+        out[window] = _typed(
+            pd.DataFrame({**{g: rows[g] for g in GROUPS[1:]}, **sums}), list(GROUPS[1:])
+        )
+    return last, out
+
+
+def _day(value: Any) -> dt.date | None:
+    return None if value is None or pd.isna(value) else pd.Timestamp(value).date()
+
+
+def _windows(days: Sequence[int | None], last: dt.date | None) -> list[Window]:
+    out: list[Window] = []
+    for n in days:
+        window = (
+            (None, None)
+            if n is None or last is None
+            else (last - dt.timedelta(days=int(n) - 1), last)
+        )
+        if window not in out:
+            out.append(window)
+    return out
+
+
+@contextmanager
+def _opened(
+    path: Path, columns: Mapping[str, str] | None, layout: str | None
+) -> Iterator[tuple[Any, dict[str, str]]]:
+    """A DuckDB connection with the view ``raw`` over the file, and the column mapping."""
     import duckdb
 
     with duckdb.connect() as con:
         con.execute("SET TimeZone = 'UTC'")
-        source, headers = _source(path, suffix)
+        source, headers = _source(path, path.suffix.lower())
         layout, mapping = resolve(headers, columns, layout)
         missing = _missing(headers, columns, mapping, layout)
         if missing:
             raise StatsError(missing, str(path))
         con.execute(f"CREATE TEMP VIEW raw AS SELECT * FROM {source}")
-        _check(con, mapping, str(path))
-        sums = con.execute(_query(mapping, by, since, until)).df()
-    return _typed(sums, by)
+        yield con, mapping
 
 
 def _source(path: Path, suffix: str) -> tuple[str, list[str]]:
@@ -87,12 +154,22 @@ def _num(header: str) -> str:
     return f"TRY_CAST(COALESCE(NULLIF(REGEXP_REPLACE({c}, '^\\$', ''), ''), '0') AS DOUBLE)"
 
 
-def _checks(mapping: dict[str, str]) -> list[tuple[str, str, str]]:
-    """``(header, SQL true on a bad value, message)`` per checked column."""
+def _when(header: str) -> str:
+    return f"TRY_CAST({_col(header)} AS TIMESTAMPTZ)"
+
+
+def _checks(
+    mapping: dict[str, str],
+    num: Callable[[str], str] = _num,
+    when: Callable[[str], str] = _when,
+) -> list[tuple[str, str, str]]:
+    """``(header, SQL true on a bad value, message)`` per checked column; ``num`` and
+    ``when`` give the SQL of a column's number and time (the conversion itself, or the name
+    of a column that holds it)."""
     h = mapping["date"]
-    out = [(h, f"TRY_CAST({_col(h)} AS TIMESTAMPTZ) IS NULL", "not a date")]
+    out = [(h, f"{when(h)} IS NULL", "not a date")]
     h = mapping["campaign_id"]
-    n = _num(h)
+    n = num(h)
     out.append(
         (
             h,
@@ -104,7 +181,7 @@ def _checks(mapping: dict[str, str]) -> list[tuple[str, str, str]]:
         h = mapping.get(name)
         if h is None:
             continue
-        n = _num(h)
+        n = num(h)
         cond = f"{n} IS NULL OR isinf({n})"
         message = "not a number"
         if name in COUNTS:
@@ -124,14 +201,26 @@ def _checks(mapping: dict[str, str]) -> list[tuple[str, str, str]]:
     return out
 
 
-def _check(con: Any, mapping: dict[str, str], where: str) -> None:
-    checks = _checks(mapping)
+def _check(con: Any, mapping: dict[str, str], where: str) -> dt.date | None:
+    """Raise :class:`StatsError` with the lines of the bad values; else the last day.
+
+    One scan converts each column once (the checks read the converted columns); only a file
+    with bad values is scanned again, for its lines."""
     blank = " AND ".join(f"COALESCE({_col(h)}, '') = ''" for h in mapping.values())
+    numeric = sorted({mapping[m] for m in ("campaign_id", *METRICS) if m in mapping})
+    alias = {h: f'"__n{i}"' for i, h in enumerate(numeric)}
+    typed = [f"{_num(h)} AS {alias[h]}" for h in numeric]
+    typed.append(f'{_when(mapping["date"])} AS "__t"')
+    fast = _checks(mapping, num=alias.__getitem__, when=lambda h: '"__t"')
+    anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in fast)
+    bad, last = con.execute(
+        f'SELECT count(*) FILTER (WHERE NOT ({blank}) AND ({anybad})), max("__t") '
+        f"FROM (SELECT *, {', '.join(typed)} FROM raw)"
+    ).fetchone()
+    if not bad:
+        return _day(last)
+    checks = _checks(mapping)
     anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in checks)
-    if not con.execute(f"SELECT count(*) FROM raw WHERE NOT ({blank}) AND ({anybad})").fetchone()[
-        0
-    ]:
-        return
     flags = ", ".join(f"COALESCE({cond}, TRUE) AS b{i}" for i, (_, cond, _) in enumerate(checks))
     cells = ", ".join(f"{_col(h)} AS v{i}" for i, (h, _, _) in enumerate(checks))
     anyflag = " OR ".join(f"b{i}" for i in range(len(checks)))
@@ -149,7 +238,9 @@ def _check(con: Any, mapping: dict[str, str], where: str) -> None:
     raise StatsError(problems, where)
 
 
-def _query(mapping: dict[str, str], by: list[str], since: Any, until: Any) -> str:
+def _rows(mapping: dict[str, str]) -> str:
+    """SQL of the rows, one per row and level: date (a day), campaign_id, the metrics,
+    level and key."""
     date = f"CAST(TRY_CAST({_col(mapping['date'])} AS TIMESTAMPTZ) AS DATE)"
     base = [f"{date} AS date", f"CAST({_num(mapping['campaign_id'])} AS BIGINT) AS campaign_id"]
     base += [f"{_num(mapping[m])} AS {m}" if m in mapping else f"0 AS {m}" for m in METRICS]
@@ -168,18 +259,38 @@ def _query(mapping: dict[str, str], by: list[str], since: Any, until: Any) -> st
                 f"SELECT {', '.join(base)}, '{level}' AS level, {key} AS key "
                 f"FROM raw WHERE COALESCE({key}, '') <> ''"
             )
+    return " UNION ALL ".join(parts)
+
+
+def _between(since: Any, until: Any) -> list[str]:
     where = []
     if since is not None:
         where.append(f"date >= DATE '{pd.Timestamp(since).date()}'")
     if until is not None:
         where.append(f"date <= DATE '{pd.Timestamp(until).date()}'")
+    return where
+
+
+def _query(mapping: dict[str, str], by: list[str], since: Any, until: Any) -> str:
+    where = _between(since, until)
     sums = ", ".join(f"SUM({m}) AS {m}" for m in METRICS)
     group = ", ".join(by)
     return (
-        f"SELECT {group}{', ' if by else ''}{sums} FROM ({' UNION ALL '.join(parts)}) "
+        f"SELECT {group}{', ' if by else ''}{sums} FROM ({_rows(mapping)}) "
         f"{'WHERE ' + ' AND '.join(where) if where else ''} "
         f"{'GROUP BY ' + group + ' ORDER BY ' + group if by else ''}"
     )
+
+
+def _windows_query(mapping: dict[str, str], windows: list[Window]) -> str:
+    """Per item, for window ``i``: its rows ``n{i}`` and sums ``{metric}{i}``."""
+    cols = []
+    for i, (since, until) in enumerate(windows):
+        where = " AND ".join(_between(since, until)) or "TRUE"
+        cols.append(f"count(*) FILTER (WHERE {where}) AS n{i}")
+        cols += [f"SUM({m}) FILTER (WHERE {where}) AS {m}{i}" for m in METRICS]
+    group = ", ".join(GROUPS[1:])
+    return f"SELECT {group}, {', '.join(cols)} FROM ({_rows(mapping)}) GROUP BY {group}"
 
 
 def _typed(sums: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -211,4 +322,4 @@ def _pandas_sums(df: pd.DataFrame, by: list[str], since: Any, until: Any) -> pd.
     return _typed(sums, by)
 
 
-__all__ = ["GROUPS", "aggregate"]
+__all__ = ["GROUPS", "aggregate", "window_sums"]
