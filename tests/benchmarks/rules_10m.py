@@ -303,13 +303,12 @@ def child_toolkit(csv_path: str, snapshot: str) -> dict[str, Any]:
     import toolkit
     import toolkit.rules.decide as decide
     import toolkit.rules.evaluate as evaluate
-    import toolkit.stats as stats
     import toolkit.stats.duck as duck
     from toolkit.frames import Account
 
     phases = Phases()
     # nested: "sums (DuckDB)" includes "checks (DuckDB scan)"
-    phases.wrap(stats, "aggregate", "sums (DuckDB, incl. checks)")
+    phases.wrap(duck, "window_sums", "sums (DuckDB, incl. checks)")
     phases.wrap(duck, "_check", "  of which value checks")
     phases.wrap(decide, "evidence_of", "evidence (prior, posterior)")
     phases.wrap(decide, "_limited", "rank and limit")
