@@ -316,3 +316,36 @@ def test_undo_restores_dropped_cpa_rules_once_and_never_duplicates_a_cut_off_dro
             journal.call_sent(run_id, seq, call, _pending(seq, call))
         undo(client, run_id, journal=journal, progress=False)
         assert _rules_of(client, cid) == before
+
+
+def test_undo_drops_the_cpa_rules_a_run_added_and_only_those(tmp_path):
+    """The add answers no rule id: undo finds the rules by the ids live before the add and
+    their fields, leaves a twin that was there before alone, and adds nothing back when the
+    add never landed."""
+    with Sandbox(campaigns=20, seed=3, accounts=1) as sb:
+        client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url)
+        rules = toolkit.load_account(client, progress=False).table("cpa_rules")
+        cid = int(rules["campaign_id"].iloc[0])
+        twin = rules[rules["campaign_id"] == cid].iloc[[0]].copy()
+        twin["id"] = None  # the same fields as a rule already there
+        other = twin.copy()
+        other["amount"] = float(other["amount"].iloc[0]) + 7
+        desired = {"cpa_rules": pd.concat([rules, twin, other], ignore_index=True)}
+        before = _rules_of(client, cid)
+        plan = make_plan(client, desired, {"cpa_rules": rules})
+        journal = Journal(tmp_path / "journal.db")
+        applied = plan.apply(client, journal=journal, progress=False)
+        assert applied.ok and len(_rules_of(client, cid)) == len(before) + 2
+        undone = undo(client, applied.run_id, journal=journal, progress=False)
+        assert undone.ok, undone.summary()
+        assert _rules_of(client, cid) == before
+        live_ids = {int(r["id"]) for r in client.cpa_rules.list(cid)}
+        assert live_ids == {int(i) for i in rules.loc[rules["campaign_id"] == cid, "id"]}
+
+        # an add journaled as sent but never carried out: undo drops nothing
+        again = make_plan(client, desired, {"cpa_rules": rules})
+        run_id = journal.start_run(client, again)
+        for seq, call in enumerate(again.calls):
+            journal.call_sent(run_id, seq, call, _pending(seq, call))
+        undo(client, run_id, journal=journal, progress=False)
+        assert _rules_of(client, cid) == before

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .. import spec
 from ..errors import ToolkitError
 from .calls import BID_RULE, CAMPAIGN, CPA_RULE, CREATIVE, STEPS, WORK_MOVES, Call
+from .cpa_ids import added_ids
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -411,6 +412,8 @@ class CpaRuleCalls(CallKind):
         rules = (call.previous or {}).get("rules") or []
         if not call.previous:
             return None
+        if call.action == "add":  # the rules added and the ids live before
+            return dict(call.previous)
         if call.action == "drop":  # each dropped rule's outcome holds that rule only
             own = [r for r in rules if r.get("id") is not None and str(r["id"]) == str(item)]
             return own or rules
@@ -420,7 +423,9 @@ class CpaRuleCalls(CallKind):
         if not previous:
             return
         cid = int(row.campaign_id)
-        if row.action == "drop":  # ids kept until undo has checked which rules are gone
+        if row.action == "add" and isinstance(previous, dict):  # ids found when undone
+            inverse.calls.append(Call("rules", "drop", CPA_RULE, (cid,), params=previous))
+        elif row.action == "drop":  # ids kept until undo has checked which rules are gone
             rules = [dict(r) for r in previous]
             inverse.calls.append(Call("rules", "add", CPA_RULE, (cid,), params={"rules": rules}))
         elif row.action == "edit":
@@ -430,7 +435,13 @@ class CpaRuleCalls(CallKind):
 
     def prepare_undo(self, client: Client, call: Call) -> bool:
         """The re-add of dropped rules keeps only those whose id is no longer live (a drop
-        cut off before it landed must not be undone by a duplicate), without their ids."""
+        cut off before it landed must not be undone by a duplicate), without their ids; the
+        drop of added rules finds their ids: live rules not there before the add, alike
+        field by field, one per rule added (none when the add never landed)."""
+        if call.action == "drop" and "before" in (call.params or {}):
+            ids = added_ids(client.cpa_rules.list(call.campaign_ids[0]), call.params or {})
+            object.__setattr__(call, "items", tuple(ids))
+            return bool(ids)
         if call.action != "add":
             return True
         live = {int(r["id"]) for r in client.cpa_rules.list(call.campaign_ids[0])}

@@ -111,6 +111,24 @@ class RecordPlanner:
 
     # ------------------------------------------------------------------ CPA rules
 
+    def _cpa_adds(self, desired: pd.DataFrame, live: pd.DataFrame) -> None:
+        """One add call per campaign of the rules without an id; its ``previous`` holds the
+        ids live before, so that undo can find and drop the rules the add created."""
+        new = desired[desired["id"].isna()]
+        for cid, group in new.groupby(new["campaign_id"].astype(int)):
+            rules = [{f: plain(r[f]) for f in spec.CPA_FIELDS} for _, r in group.iterrows()]
+            before = sorted(int(i) for i in live.loc[live["campaign_id"] == cid, "id"].dropna())
+            self.calls.append(
+                Call(
+                    "rules",
+                    "add",
+                    CPA_RULE,
+                    (int(cid),),
+                    params={"rules": rules},
+                    previous={"rules": rules, "before": before},
+                )
+            )
+
     def cpa_rules(
         self,
         desired: pd.DataFrame,
@@ -120,10 +138,7 @@ class RecordPlanner:
     ) -> list[tuple[str, Conflict]]:
         conflicts: list[tuple[str, Conflict]] = []
         fields = list(spec.CPA_FIELDS)
-        new = desired[desired["id"].isna()]
-        for cid, group in new.groupby(new["campaign_id"].astype(int)):
-            rules = [{f: plain(r[f]) for f in fields} for _, r in group.iterrows()]
-            self.calls.append(Call("rules", "add", CPA_RULE, (int(cid),), params={"rules": rules}))
+        self._cpa_adds(desired, live)
         known = desired[desired["id"].notna()]
         d_rows = rows_by_id(known)
         b_rows = rows_by_id(base) if base is not None else None

@@ -4,7 +4,7 @@ The inverse of each outcome that may have changed the account (``applied``, ``al
 ``unknown``: sent, fate not known, its inverse harmless if it never landed) comes from the
 call kind of its target (:meth:`~toolkit.bulk.call_kinds.CallKind.invert`): drops for adds,
 adds with their old bids for drops, the old settings and work status back, dropped CPA rules
-added again.
+added again, added CPA rules dropped (found by the ids live before the add and their fields).
 
 >>> toolkit.undo(client, result.run_id)                               # doctest: +SKIP
 """
