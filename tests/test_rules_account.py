@@ -107,3 +107,24 @@ def test_a_bad_export_fails_before_the_account_is_read(sb, client, tmp_path):
     assert "line 3 [cost]: 'lots'" in str(err.value)
     after = sum(sb.stats().values())
     assert after == before  # not one request
+
+
+def test_countries_named_any_way_the_tracker_writes_them_are_the_campaigns_codes(client, account):
+    import pycountry
+
+    code = account.table("countries").query("campaign_id == @STARTED")["country"].iloc[0]
+    country = pycountry.countries.get(alpha_2=code)
+    stats = frame(
+        (STARTED, "country", country.name, 300, 9.0, 0, 0.0),
+        (STARTED, "country", country.alpha_3.lower(), 200, 6.0, 0, 0.0),
+        (STARTED, "country", "Atlantis", 200, 6.0, 0, 0.0),
+    )
+    rule = {"name": "geo", "level": "country", "when": "cost > 1", "action": "bid", "factor": 0.5}
+    plan, decisions = evaluate_rules([rule], stats, account)
+    assert status_of(decisions) == {
+        ("geo", STARTED, code): "planned",
+        ("geo", STARTED, "Atlantis"): "not targeted",
+    }
+    row = decisions.set_index("key").loc[code]
+    assert (row["clicks"], row["cost"]) == (500, 15.0)
+    assert planned_changes(plan) == {(STARTED, "bid", "country", code)}

@@ -29,6 +29,8 @@ import pandas as pd
 
 from ..errors import RuleProblem, RulesError
 from ..frames.schemas import FLOAT, INT, STRING
+from ..stats.countries import country_codes
+from ..stats.schema import COUNTRY
 from .evidence import evidence_frame, item_totals
 from .model import CAMPAIGN, METRICS, Rule, load_rules
 
@@ -167,13 +169,17 @@ def measures(ev: pd.DataFrame) -> pd.DataFrame:
 
 def evidence_of(sums: pd.DataFrame, rule: Rule) -> pd.DataFrame:
     """The evidence of every item at a rule's level (a campaign's totals for ``campaign``:
-    the sums of its rows at ``rule.of``, the prior pooled over campaigns)."""
+    the sums of its rows at ``rule.of``, the prior pooled over campaigns; countries by their
+    ISO codes, whatever the tracker wrote)."""
     if rule.level == CAMPAIGN:
         rows = sums[sums["level"] == rule.of]
         rows = rows.groupby("campaign_id", as_index=False, observed=True).sum(numeric_only=True)
         rows["level"] = CAMPAIGN
         rows["key"] = rows["campaign_id"].astype(str)
         ev = evidence_frame(rows, rule.payout, within=("level",), summed=True)
+    elif rule.level == COUNTRY:  # "United States", "usa" and "US" are one item: US
+        rows = sums[sums["level"] == rule.level]
+        ev = evidence_frame(rows.assign(key=country_codes(rows["key"])), rule.payout)
     else:
         ev = evidence_frame(sums[sums["level"] == rule.level], rule.payout, summed=True)
     if "impressions" not in ev:
