@@ -155,6 +155,10 @@ def test_apply_yes_changes_the_account_as_decided_and_undo_restores_it(env, tmp_
     decisions = pd.read_csv(csv, dtype={"key": str})
     planned = decisions[decisions["status"] == "planned"]
     assert set(planned["rule"]) == {"losing subIds", "cheaper countries", "stop one campaign"}
+    # after --apply the file tells what became of each planned decision
+    assert "Decisions with their evidence and outcomes:" in proc.stdout
+    assert set(planned["outcome"]) == {"applied"}
+    assert decisions.loc[decisions["status"] != "planned", "outcome"].isna().all()
     after = snapshot(sb)
     listed = set(after["lists"])
     bids = {(c, k): float(b) for c, k, b in after["countries"]}

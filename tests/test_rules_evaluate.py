@@ -16,7 +16,7 @@ import pytest
 
 import toolkit
 from toolkit.bulk import Journal
-from toolkit.rules import evaluate_rules
+from toolkit.rules import evaluate_rules, with_outcomes
 from toolkit.stats import stats_frame
 
 DAY = dt.date(2026, 1, 31)
@@ -475,6 +475,14 @@ def test_a_rules_plan_under_faults_reports_each_item_as_read_back_and_undo_resto
         if o.outcome != "failed"
     }
     assert live == before | there
+    # each decision says what became of it, as the account shows it
+    done = with_outcomes(decisions, result)
+    assert set(done["outcome"]) <= {"applied", "already", "failed"}
+    for d in done.itertuples(index=False):
+        target = "subid_black" if d.level == "subid" else "source_black"
+        assert ((int(d.campaign_id), target, str(d.key)) in live) == (d.outcome != "failed"), d
+    failed = done[done["outcome"] == "failed"]
+    assert len(failed) and failed["message"].notna().all()
     undone = toolkit.undo(client, result.run_id, journal=journal, progress=False)
     assert undone.ok
     assert lists(client) == before

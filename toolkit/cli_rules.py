@@ -133,6 +133,11 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
         return 1
     result = plan.apply(client, journal=args.journal or "default")
     print(result.summary())
+    if out is not None:
+        from .rules import with_outcomes
+
+        done = with_outcomes(decisions, result)
+        print(f"Decisions with their evidence and outcomes: {write_decisions(done, out)}")
     return 0 if result.ok else 3
 
 

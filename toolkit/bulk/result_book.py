@@ -28,16 +28,26 @@ if TYPE_CHECKING:  # pragma: no cover
 RESULT_SHEETS: tuple[str, ...] = TABLES
 #: Per kind sent as codes: its ids -> codes (see :func:`~toolkit.bulk.call_kinds.codes_of`).
 Codes = Mapping[str, Mapping[str, str]]
-# When one row has several outcomes (a rename and a pause), the worst one is shown.
-_WORST: tuple[str, ...] = ("lost", "failed", "unknown", "restored", "already", "applied")
+#: Outcomes from the worst to the best: when one row has several (a rename and a pause, a bid
+#: change's drop and add), the worst one is shown.
+SEVERITY: tuple[str, ...] = ("lost", "failed", "unknown", "restored", "already", "applied")
+
+
+def worst_of(pairs: Iterable[tuple[str, str | None]]) -> tuple[str, str | None]:
+    """The worst of ``(outcome, message)`` pairs, with every message (once each, joined).
+
+    >>> worst_of([("applied", None), ("failed", "Campaign not found #7")])
+    ('failed', 'Campaign not found #7')
+    """
+    found = list(pairs)
+    rank = {o: i for i, o in enumerate(SEVERITY)}
+    outcome = min((o for o, _ in found), key=lambda o: rank.get(o, len(SEVERITY)))
+    messages = [m for _, m in found if m]
+    return outcome, "; ".join(dict.fromkeys(messages)) or None
 
 
 def _worst(outcomes: Iterable[Outcome]) -> tuple[str, str | None]:
-    found = list(outcomes)
-    rank = {o: i for i, o in enumerate(_WORST)}
-    outcome = min((o.outcome for o in found), key=lambda o: rank.get(o, len(_WORST)))
-    messages = [o.message for o in found if o.message]
-    return outcome, "; ".join(dict.fromkeys(messages)) or None
+    return worst_of((o.outcome, o.message) for o in outcomes)
 
 
 def _item_key(name: str, row: Mapping[str, Any], codes: Codes) -> tuple[Any, ...]:
@@ -179,4 +189,4 @@ def result_html(result: ApplyResult, max_rows: int = 50) -> str:
     return "".join(parts)
 
 
-__all__ = ["RESULT_SHEETS", "result_html", "write_result_workbook"]
+__all__ = ["RESULT_SHEETS", "SEVERITY", "result_html", "worst_of", "write_result_workbook"]

@@ -17,7 +17,7 @@
 
 from .backtest import Backtest, backtest, match_cost_saved
 from .decide import DECISION_COLUMNS, Stats
-from .evaluate import RulesResult, evaluate_rules
+from .evaluate import RulesResult, evaluate_rules, with_outcomes
 from .evidence import (
     BetaPrior,
     break_even_rate,
@@ -48,5 +48,6 @@ __all__ = [
     "load_rules",
     "match_cost_saved",
     "prob_rate_below",
+    "with_outcomes",
     "zero_conversion_p",
 ]

@@ -44,6 +44,7 @@ from .. import spec
 from ..bulk.calls import BID_RULE, CAMPAIGN
 from ..bulk.guards import DEFAULT_MAX_DROP_SHARE, live_counts, tripped
 from ..bulk.plan import Plan, make_plan, read_live
+from ..bulk.result_book import worst_of
 from ..bulk.workbook_layout import MAX_BID
 from ..frames import Account
 from ..stats.schema import COUNTRY
@@ -51,6 +52,7 @@ from .decide import ALREADY, DECIDED, Stats, decide, read_windows, typed
 from .model import Rule, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..bulk.outcomes import ApplyResult
     from ..client import Client
 
 PLANNED, CONFLICT, EARLIER = "planned", "conflict", "earlier rule"
@@ -370,6 +372,37 @@ def reasons(decisions: pd.DataFrame) -> dict[tuple[int, str, str], str]:
     return out
 
 
+def with_outcomes(decisions: pd.DataFrame, result: ApplyResult) -> pd.DataFrame:
+    """The decisions with what became of each planned one when its plan was applied:
+    ``outcome`` (the worst outcome of its changes: ``applied``, ``already``, ``failed``,
+    ``unknown``, ``restored``, ``lost``; missing for a decision not planned or not sent)
+    and ``message`` (the service's words, when it refused).
+
+    >>> result = plan.apply(client)                                     # doctest: +SKIP
+    >>> with_outcomes(decisions, result).outcome.value_counts()         # doctest: +SKIP
+    """
+    found: dict[tuple[int, str, str], list[tuple[str, str | None]]] = defaultdict(list)
+    for r in result.to_frame().itertuples(index=False):
+        key = "" if r.target == CAMPAIGN or r.item is None else str(r.item)
+        message = None if pd.isna(r.message) else str(r.message)
+        found[(int(r.campaign_id), str(r.target), key)].append((str(r.outcome), message))
+    keys = reasons(decisions.assign(why=""))  # (campaign, target, key) of each planned change
+    per_row: dict[tuple[int, str], list[tuple[str, str | None]]] = defaultdict(list)
+    for cid, target, key in keys:
+        per_row[(cid, key or str(cid))] += found.get((cid, target, key), [])
+    out = decisions.copy()
+    planned = (out["status"] == PLANNED).to_numpy()
+    pairs = [
+        worst_of(per_row[(int(c), str(k))])
+        if ok and per_row.get((int(c), str(k)))
+        else (None, None)
+        for c, k, ok in zip(out["campaign_id"], out["key"], planned, strict=True)
+    ]
+    out["outcome"] = pd.array([p[0] for p in pairs], dtype="string")
+    out["message"] = pd.array([p[1] for p in pairs], dtype="string")
+    return out
+
+
 def evaluate_rules(
     rules: Any,
     stats: Any,
@@ -437,4 +470,5 @@ __all__ = [
     "list_name",
     "reasons",
     "settle",
+    "with_outcomes",
 ]
