@@ -272,3 +272,18 @@ def test_the_rules_page_names_every_field_metric_action_and_status():
     assert "\n## Backtest\n" in page
     assert "docs/rules.md" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(rules.md)" in (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+
+
+def test_actions_writes_the_changes_to_review_and_apply_from_excel(env, tmp_path):
+    values, sb = env
+    review = tmp_path / "review.xlsx"
+    proc = run(["rules", *files(tmp_path), "--actions", str(review)], values)
+    assert f"Changes to review in Excel: {review}" in proc.stdout
+    assert writes(sb) == []
+    sheet = openpyxl.load_workbook(review)["actions"]
+    rows = sheet.max_row - 1
+    assert rows > 5 and [c.value for c in sheet[1]][-2:] == ["rule", "why"]
+    planned = run(["plan", str(review)], values).stdout
+    assert re.search(rf"^Plan: \d+ calls?, {rows} changes?", planned, re.M), planned
+    bad = run(["rules", *files(tmp_path), "--actions", str(tmp_path / "r.csv")], values, False)
+    assert bad.returncode == 2 and "name it so" in bad.stderr

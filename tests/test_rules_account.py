@@ -128,3 +128,40 @@ def test_countries_named_any_way_the_tracker_writes_them_are_the_campaigns_codes
     row = decisions.set_index("key").loc[code]
     assert (row["clicks"], row["cost"]) == (500, 15.0)
     assert planned_changes(plan) == {(STARTED, "bid", "country", code)}
+
+
+def test_the_decisions_as_an_action_workbook_plan_the_same_changes(client, account, tmp_path):
+    from openpyxl import load_workbook
+
+    from toolkit.bulk.actions import plan_actions
+    from toolkit.rules.actions import to_actions
+
+    white = listed(account, BOTH, "subid_white")
+    black = listed(account, BOTH, "subid_black")
+    top = account.table("countries").query("campaign_id == @STARTED")
+    stats = frame(
+        (STARTED, "subid", "abc0ad", 900, 40.0, 0, 0.0),  # blacklisted
+        (BOTH, "subid", white[0], 900, 40.0, 0, 0.0),  # dropped from the whitelist
+        (BOTH, "subid", black[0], 900, 4.0, 90, 900.0),  # whitelisted, off the blacklist
+        (STARTED, "country", top["country"].iloc[0], 900, 40.0, 0, 0.0),  # bid cut
+        (1000008, "source", "91000009", 900, 400.0, 0, 0.0),  # campaign paused
+    )
+    rules = [
+        {**LOSING, "scope": {"campaigns": [STARTED, BOTH]}},
+        {"name": "keep", "level": "subid", "when": "roi > 100", "action": "whitelist"},
+        {"name": "geo", "level": "country", "when": "cost > 1", "action": "bid", "factor": 0.5},
+        {"name": "stop", "level": "campaign", "when": "cost > 100", "action": "pause"},
+    ]
+    plan, decisions = evaluate_rules(rules, stats, account)
+    assert set(decisions["status"]) == {"planned"}
+    path = to_actions(decisions, tmp_path / "review.xlsx")
+    sheet = load_workbook(path)["actions"]
+    header = [c.value for c in sheet[1]]
+    assert header[-2:] == ["rule", "why"] and sheet.max_row == 1 + 6
+    again = plan_actions(client, path)
+    assert planned_changes(again) == planned_changes(plan)
+    # a row deleted in Excel is a change left out
+    sheet.delete_rows(2)
+    sheet.parent.save(path)
+    fewer = plan_actions(client, path)
+    assert len(planned_changes(fewer)) == len(planned_changes(plan)) - 1

@@ -75,6 +75,18 @@ def decisions_path(text: str | None) -> Path | None:
     return path
 
 
+def actions_path(text: str | None) -> Path | None:
+    """Where ``--actions`` writes the action workbook (``.xlsx`` in an existing folder)."""
+    if text is None:
+        return None
+    path = Path(text)
+    if path.is_dir() or not path.parent.is_dir():
+        raise CliError(f"{text}: {'is a folder' if path.is_dir() else 'no such folder'}")
+    if path.suffix.lower() != ".xlsx":
+        raise CliError(f"{text}: the changes to review are written as .xlsx; name it so")
+    return path
+
+
 def decision_counts(decisions: pd.DataFrame, rules: list[Any]) -> pd.DataFrame:
     """Decisions per rule (in the rules' order, every enabled rule) and status, with a
     ``total`` column."""
@@ -115,6 +127,7 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     rules = toolkit.load_rules(args.rules)  # every problem named before connecting
     stats = stats_path(args.stats)
     out = decisions_path(args.decisions)
+    review = actions_path(args.actions)
     client = conv.connect(args)
     plan, decisions = toolkit.evaluate_rules(
         rules, stats, client, as_of=args.as_of, allow=args.allow or ()
@@ -123,6 +136,13 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     print(counts_text(decisions, rules))
     if out is not None:
         print(f"Decisions with their evidence: {write_decisions(decisions, out)}")
+    if review is not None:
+        from .rules import to_actions
+
+        print(
+            f"Changes to review in Excel: {to_actions(decisions, review)} (delete the rows you"
+            " do not want, then: campaign-toolkit apply THAT_FILE)"
+        )
     if not len(plan):
         return 0
     if not args.apply:
@@ -158,6 +178,12 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
         "--decisions", default=None, metavar="OUT", help="write every decision (.csv or .xlsx)"
     )
     p.add_argument(
+        "--actions",
+        default=None,
+        metavar="OUT.xlsx",
+        help="write the planned changes as an action workbook to review in Excel and apply",
+    )
+    p.add_argument(
         "--as-of",
         type=as_of_date,
         default=None,
@@ -183,6 +209,7 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
 
 __all__ = [
     "DECISION_SUFFIXES",
+    "actions_path",
     "Conventions",
     "add_rules_parser",
     "as_of_date",

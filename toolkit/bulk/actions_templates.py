@@ -69,11 +69,12 @@ def write_template(
 def _rows_sheet(sheet: Any, rows: Any) -> None:
     from openpyxl.styles import Font
 
-    sheet.append(list(COLUMNS))
+    extra = list(dict.fromkeys(k for row in rows for k in row if k not in COLUMNS))
+    sheet.append([*COLUMNS, *extra])  # extra columns (a reason, say) are shown, never read
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     for row in rows:
-        sheet.append([row.get(c) for c in COLUMNS])
+        sheet.append([row.get(c) for c in (*COLUMNS, *extra)])
     for letter, width in zip("ABCDEF", (10, 16, 12, 24, 10, 10), strict=True):
         sheet.column_dimensions[letter].width = width
     sheet.freeze_panes = "A2"

@@ -7,6 +7,8 @@
 - :mod:`~toolkit.rules.decide`: statistics to decisions with their evidence
   (:func:`toolkit.rules.decide.decide`);
 - :mod:`~toolkit.rules.evaluate`: decisions to a plan (:func:`evaluate_rules`);
+- :mod:`~toolkit.rules.actions`: the planned decisions as an action workbook, for a review
+  in Excel (:func:`to_actions`);
 - :mod:`~toolkit.rules.backtest`: rules replayed day by day over past statistics
   (:func:`backtest`).
 
@@ -15,6 +17,7 @@
 0.6376
 """
 
+from .actions import to_actions
 from .backtest import Backtest, backtest, match_cost_saved
 from .decide import DECISION_COLUMNS, Stats
 from .evaluate import RulesResult, evaluate_rules, with_outcomes
@@ -48,6 +51,7 @@ __all__ = [
     "load_rules",
     "match_cost_saved",
     "prob_rate_below",
+    "to_actions",
     "with_outcomes",
     "zero_conversion_p",
 ]

@@ -180,10 +180,12 @@ def _whitelist(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
         return ALREADY, white, "whitelisted", None
     if (cid, white) not in s.whitelisting:  # a first whitelist item would shut out the rest
         return NO_WHITELIST, white, None, None
+    was = None
     if (cid, black, key) in s.lists:
         s.drops.append((cid, black, key))
+        was = "blacklisted"
     s.adds.append((cid, white, key))
-    return PLANNED, white, None, "whitelisted"
+    return PLANNED, white, was, "whitelisted"
 
 
 def _new_bid(rule: Rule, old: float | None) -> float | None:
