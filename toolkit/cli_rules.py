@@ -170,7 +170,7 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
         " export against the live account: print the plan with the reason of each change and"
         " the decisions per rule and status. Nothing is sent without --apply.",
     )
-    p.add_argument("rules", help="the rules file (.yaml, .yml or .json)")
+    p.add_argument("rules", help="the rules file (.yaml, .yml, .json, or .xlsx with a rules sheet)")
     p.add_argument("stats", help="the statistics export (.csv, .xlsx or .parquet)")
     p.add_argument("--apply", action="store_true", help="apply the plan (asks first)")
     p.add_argument("--yes", action="store_true", help="with --apply: apply without asking")

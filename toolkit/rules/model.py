@@ -219,7 +219,8 @@ def _number(value: float) -> str:
 
 def load_rules(source: Any) -> list[Rule]:
     """Rules from a dict (``{"rules": [...], **defaults}``), a list of dicts or
-    :class:`Rule` objects, one rule's dict, or a ``.yaml``/``.yml``/``.json`` file. Every
+    :class:`Rule` objects, one rule's dict, or a ``.yaml``/``.yml``/``.json`` file or an
+    ``.xlsx`` workbook (a ``rules`` sheet, see :mod:`toolkit.rules.sheet`). Every
     problem of every rule is reported at once (:class:`~toolkit.errors.RulesError`)."""
     where = None
     if isinstance(source, (str, os.PathLike)):
@@ -248,6 +249,18 @@ def load_rules(source: Any) -> list[Rule]:
 
 
 def _read_file(path: Path) -> Any:
+    if path.suffix.lower() in (".xlsx", ".xlsm"):
+        from zipfile import BadZipFile
+
+        from openpyxl.utils.exceptions import InvalidFileException
+
+        from .sheet import read_rules_sheet
+
+        try:
+            return read_rules_sheet(path)
+        except (OSError, ValueError, KeyError, BadZipFile, InvalidFileException) as exc:
+            problem = RuleProblem(None, None, None, f"not a readable workbook: {exc}")
+            raise RulesError([problem], str(path)) from None
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
