@@ -446,7 +446,9 @@ def evaluate_rules(
     )
     names = dict(zip(campaigns["id"].astype(int), campaigns["name"].astype(str), strict=True))
     decisions.insert(2, "campaign_name", decisions["campaign_id"].astype(int).map(names))
-    plan = make_plan(client, desired(account, state), live=account, **plan_options)
+    tables = desired(account, state)
+    base = {name: account.table(name) for name in tables}  # only the edited rows are diffed
+    plan = make_plan(client, tables, base, live=account, **plan_options)
     plan.reasons = reasons(decisions)
     return RulesResult(plan, _typed(decisions))
 
