@@ -217,3 +217,30 @@ def test_window_sums_report_bad_values_with_their_lines(tmp_path):
     with pytest.raises(StatsError) as caught:
         window_sums(path, [7])
     assert {(p.line, p.column) for p in caught.value.problems} == {(5, "Clicks"), (5, "Cost")}
+
+
+def test_duckdb_caps_from_arguments_or_the_environment(tmp_path, monkeypatch):
+    from toolkit.stats import engine
+
+    def caps() -> tuple:
+        with engine.connect() as con:
+            return con.execute(
+                "SELECT current_setting('threads'), current_setting('memory_limit'), "
+                "current_setting('TimeZone')"
+            ).fetchone()
+
+    monkeypatch.setenv(engine.ENV_THREADS, "1")
+    monkeypatch.setenv(engine.ENV_MEMORY, "300MB")
+    try:
+        engine.configure()
+        assert caps()[0] == 1 and caps()[2] == "UTC"
+        assert caps()[1].replace(" ", "") in ("286.1MiB", "300.0MB", "0.3GB")
+        engine.configure(threads=2, memory_limit="1GB")  # arguments win
+        assert caps()[0] == 2
+        assert caps()[1].replace(" ", "") in ("953.6MiB", "1000.0MB", "1.0GB")
+        path = write_layout(tmp_path / "k.csv", "keitaro")
+        assert len(aggregate(path)) > 0  # the sums run under the caps
+        with pytest.raises(ValueError, match="threads"):
+            engine.configure(threads=0)
+    finally:
+        engine.configure()

@@ -30,9 +30,8 @@ Run: ``python tests/benchmarks/rules_10m.py [--rows 10000000] [--days 30] [--cam
    toolkit path: under 60 s and under 2 GB peak on a 2-core machine (PASS/FAIL printed).
 
 ``--threads N`` caps each child to N CPUs (``sched_setaffinity``, when the machine has more)
-and DuckDB to N threads: ``toolkit.stats.aggregate`` opens its own ``duckdb.connect()`` with
-no setting for threads, so the child wraps ``duckdb.connect`` to run ``SET threads = N`` on
-each new connection. ``0`` leaves both as they are (DuckDB: one thread per core).
+and DuckDB to N threads (``toolkit.stats.engine.configure(threads=N)``, the setting users
+have too). ``0`` leaves both as they are (DuckDB: one thread per core).
 """
 
 from __future__ import annotations
@@ -256,22 +255,15 @@ def peak_mb() -> float:
 
 def cap_threads(threads: int) -> None:
     """At most ``threads`` CPUs for this process and ``threads`` threads per DuckDB
-    connection (``toolkit.stats.aggregate`` connects with no setting for it)."""
+    connection of the statistics (``toolkit.stats.engine.configure``)."""
     if threads <= 0:
         return
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) > threads:
         os.sched_setaffinity(0, cpus[:threads])
-    import duckdb
+    from toolkit.stats import engine
 
-    connect = duckdb.connect
-
-    def capped(*a: Any, **k: Any) -> Any:
-        con = connect(*a, **k)
-        con.execute(f"SET threads = {int(threads)}")
-        return con
-
-    duckdb.connect = capped
+    engine.configure(threads=threads)
 
 
 class Phases:

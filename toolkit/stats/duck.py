@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import StatsError, StatsProblem
+from .engine import connect
 from .layouts import resolve
 from .read import LEVEL_NAMES, _missing, _separator, read_stats
 from .schema import COUNTS, LEVELS, METRICS, stats_frame
@@ -118,10 +119,7 @@ def _opened(
     path: Path, columns: Mapping[str, str] | None, layout: str | None
 ) -> Iterator[tuple[Any, dict[str, str]]]:
     """A DuckDB connection with the view ``raw`` over the file, and the column mapping."""
-    import duckdb
-
-    with duckdb.connect() as con:
-        con.execute("SET TimeZone = 'UTC'")
+    with connect() as con:
         source, headers = _source(path, path.suffix.lower())
         layout, mapping = resolve(headers, columns, layout)
         missing = _missing(headers, columns, mapping, layout)

@@ -92,9 +92,9 @@ def _read_sheet(path: Path) -> pd.DataFrame:
 
 
 def _read_csv_duckdb(path: Path) -> pd.DataFrame:
-    import duckdb
+    from .engine import connect
 
-    with duckdb.connect() as con:
+    with connect() as con:
         rel = con.read_csv(str(path), header=True, all_varchar=True)
         return rel.df()
 
