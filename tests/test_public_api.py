@@ -83,6 +83,15 @@ def test_subpackages_are_reached_from_import_toolkit_on_first_use():
     assert out.stdout.split() == ["False", "True", "True"]
 
 
+def test_rules_and_stats_are_reached_from_import_toolkit_as_the_docs_write_them():
+    code = (
+        "import toolkit; print(callable(toolkit.rules.to_actions), "
+        "callable(toolkit.rules.with_outcomes), callable(toolkit.stats.engine.configure))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "True"]
+
+
 def test_unknown_names_are_attribute_errors():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         toolkit.nope  # noqa: B018

@@ -75,7 +75,9 @@ __all__ = sorted(PUBLIC) + ["__version__"]
 
 #: Subpackages reachable as attributes once ``toolkit`` is imported (``toolkit.widgets.open``),
 #: imported on first use: the forms need ipywidgets, the reports matplotlib.
-SUBPACKAGES: frozenset[str] = frozenset({"widgets", "reports", "sandbox", "bulk", "frames"})
+SUBPACKAGES: frozenset[str] = frozenset(
+    {"widgets", "reports", "sandbox", "bulk", "frames", "stats", "rules"}
+)
 
 
 def _load(name: str) -> Any:
