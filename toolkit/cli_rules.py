@@ -62,29 +62,27 @@ def stats_path(text: str) -> Path:
     return path
 
 
-def decisions_path(text: str | None) -> Path | None:
-    """Where ``--decisions`` writes (``.csv`` or ``.xlsx`` in an existing folder), checked
-    before anything is read."""
+def output_path(text: str | None, suffixes: tuple[str, ...], what: str) -> Path | None:
+    """Where an option writes ``what`` (a file named with one of ``suffixes`` in an existing
+    folder), checked before anything is read."""
     if text is None:
         return None
     path = Path(text)
     if path.is_dir() or not path.parent.is_dir():
         raise CliError(f"{text}: {'is a folder' if path.is_dir() else 'no such folder'}")
-    if path.suffix.lower() not in DECISION_SUFFIXES:
-        raise CliError(f"{text}: the decisions are written as .csv or .xlsx; name it so")
+    if path.suffix.lower() not in suffixes:
+        raise CliError(f"{text}: {what} are written as {' or '.join(suffixes)}; name it so")
     return path
+
+
+def decisions_path(text: str | None) -> Path | None:
+    """Where ``--decisions`` writes (``.csv`` or ``.xlsx``)."""
+    return output_path(text, DECISION_SUFFIXES, "the decisions")
 
 
 def actions_path(text: str | None) -> Path | None:
-    """Where ``--actions`` writes the action workbook (``.xlsx`` in an existing folder)."""
-    if text is None:
-        return None
-    path = Path(text)
-    if path.is_dir() or not path.parent.is_dir():
-        raise CliError(f"{text}: {'is a folder' if path.is_dir() else 'no such folder'}")
-    if path.suffix.lower() != ".xlsx":
-        raise CliError(f"{text}: the changes to review are written as .xlsx; name it so")
-    return path
+    """Where ``--actions`` writes the action workbook (``.xlsx``)."""
+    return output_path(text, (".xlsx",), "the changes to review")
 
 
 def decision_counts(decisions: pd.DataFrame, rules: list[Any]) -> pd.DataFrame:
@@ -216,6 +214,7 @@ __all__ = [
     "counts_text",
     "decision_counts",
     "decisions_path",
+    "output_path",
     "run_rules",
     "stats_path",
     "write_decisions",

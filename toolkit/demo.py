@@ -52,6 +52,7 @@ def _threshold(x: float) -> dict[str, Any]:
 
 def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     """Statistics, a backtest against the threshold rule saving as much, and the plan."""
+    import pandas as pd
     import yaml
 
     import toolkit
@@ -62,13 +63,18 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     stats = toolkit.read_stats(out / "stats.csv")
     ours = toolkit.backtest(demo_rules(), stats, truth=truth)
     saved = float(ours.summary["cost_saved"].iloc[0])
-    x, _ = match_cost_saved(_threshold, saved, stats, 0.0, 64.0, steps=8, truth=truth)
-    sets = {"statistical": demo_rules(), f"cost > {x:.2f} and conversions = 0": _threshold(x)}
-    both = toolkit.backtest(sets, stats, truth=truth)
-    both.summary.to_csv(out / "backtest.csv", index=False)
+    x, theirs = match_cost_saved(_threshold, saved, stats, 0.0, 64.0, steps=8, truth=truth)
+    both = pd.concat(
+        [
+            ours.summary.assign(rule_set="statistical"),
+            theirs.summary.assign(rule_set=f"cost > {x:.2f} and conversions = 0"),
+        ],
+        ignore_index=True,
+    )
+    both.to_csv(out / "backtest.csv", index=False)
     print(f"5. Rules over {len(stats):,} rows of tracker statistics ({out / 'stats.csv'})")
     print("   Backtest over 28 days, the threshold tuned to save the same cost:")
-    print(both.summary.round(3).to_string(index=False))
+    print(both.round(3).to_string(index=False))
     rules = demo_rules(limit=3)
     (out / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False), "utf-8")
     plan, decisions = toolkit.evaluate_rules(out / "rules.yaml", out / "stats.csv", client)

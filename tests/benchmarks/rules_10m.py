@@ -56,18 +56,6 @@ MB = 1_000_000
 #: Bumped whenever the generated file would differ, so an old cached file is not reused.
 GENERATOR = 1
 END = dt.date(2026, 1, 31)
-COLUMNS = (
-    "date",
-    "campaign_id",
-    "level",
-    "key",
-    "impressions",
-    "clicks",
-    "cost",
-    "conversions",
-    "revenue",
-)
-METRICS = ["impressions", "clicks", "cost", "conversions", "revenue"]
 #: A realistic rule set: a statistical subId blacklist, a threshold source blacklist, a
 #: country bid cut.
 RULES: list[dict[str, Any]] = [
@@ -334,6 +322,8 @@ def child_toolkit(csv_path: str, snapshot: str) -> dict[str, Any]:
 def child_pandas(csv_path: str, engine: str) -> dict[str, Any]:
     import pandas as pd
 
+    from toolkit.stats.schema import METRICS
+
     started = time.perf_counter()
     dtypes = {
         "campaign_id": "int64",
@@ -353,7 +343,7 @@ def child_pandas(csv_path: str, engine: str) -> dict[str, Any]:
     for rule in RULES:
         since = last - pd.Timedelta(days=rule["window"] - 1)
         rows = df[(df["level"] == rule["level"]) & (df["date"] >= since)]
-        sums = rows.groupby(["campaign_id", "key"], sort=False)[METRICS].sum()
+        sums = rows.groupby(["campaign_id", "key"], sort=False)[list(METRICS)].sum()
         items += len(sums)
     took = time.perf_counter() - started
     return {

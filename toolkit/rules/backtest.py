@@ -179,9 +179,8 @@ def _after(daily: pd.DataFrame, decisions: pd.DataFrame, rules: list[Rule]) -> p
     return out
 
 
-def _judged(decisions: pd.DataFrame, daily: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
-    """``loser``/``winner`` per decided item from its true rate, payout and overall cpc."""
-    truth = _truth_items(truth, daily)
+def _judged(decisions: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
+    """``loser``/``winner`` per decided item (``truth``: :func:`_truth_items`)."""
     out = decisions.merge(truth[[*_ITEM, "true_cr", "payout", "loser"]], on=_ITEM, how="left")
     out["winner"] = out["loser"].map({True: False, False: True})
     return out
@@ -269,8 +268,8 @@ def backtest(
     summaries, by_rule, frames = [], [], []
     for name, rules_ in _rule_sets(rules).items():
         decisions = _replayed(rules_, daily, days, formats, progress, name)
-        if truth is not None:
-            decisions = _judged(decisions, daily, truth)
+        if truth_items is not None:
+            decisions = _judged(decisions, truth_items)
         summaries.append(_summary(name, decisions, rules_, truth_items))
         by_rule.append(_by_rule(name, decisions, rules_))
         frames.append(decisions.assign(rule_set=name))

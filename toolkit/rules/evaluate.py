@@ -286,22 +286,18 @@ def hold_back(
     trip = tripped(dropped, added, counts, set(allow), max_drop_share)
     if not trip:
         return decisions
-    held = {(c, n, k) for c, n, k in state.drops if (c, n) in trip}
-    keys = {(c, k) for c, _, k in held}
-    state.drops = [d for d in state.drops if (d[0], d[2]) not in keys]
-    state.adds = [a for a in state.adds if (a[0], a[2]) not in keys]
+    held = {(c, k): trip[(c, n)] for c, n, k in state.drops if (c, n) in trip}
+    state.drops = [d for d in state.drops if (d[0], d[2]) not in held]
+    state.adds = [a for a in state.adds if (a[0], a[2]) not in held]
     out = decisions.copy()
-    for i, row in out[out["status"] == PLANNED].iterrows():
-        pair = next(
-            (
-                p
-                for p in trip
-                if p[0] == int(row["campaign_id"]) and (p[0], p[1], str(row["key"])) in held
-            ),
-            None,
-        )
-        if pair is not None:
-            out.loc[i, "status"] = f"guard {trip[pair]}"
+    planned = out["status"] == PLANNED
+    guard = [
+        held.get((int(c), str(k))) if ok else None
+        for c, k, ok in zip(out["campaign_id"], out["key"], planned, strict=True)
+    ]
+    for i, g in zip(out.index, guard, strict=True):
+        if g is not None:
+            out.loc[i, "status"] = f"guard {g}"
     return out
 
 
@@ -352,25 +348,28 @@ def _upsert(df: pd.DataFrame, key: str, bids: Mapping[tuple[int, str], float]) -
     return pd.concat([df, extra], ignore_index=True)
 
 
+def _changes(decisions: pd.DataFrame) -> list[tuple[Any, list[tuple[int, str, str]]]]:
+    """Per planned decision (its row), the ``(campaign_id, target, key)`` of the changes it
+    may make, as the plan's edits and outcomes name them: a list change may also drop the
+    item from the other list of its level; a campaign's move has the key ``""``."""
+    out = []
+    for row in decisions[decisions["status"] == PLANNED].itertuples():
+        cid, target = int(row.campaign_id), str(row.target)
+        key = "" if target == CAMPAIGN else str(row.key)
+        names = [target]
+        if target in spec.LISTS:
+            names += [list_name(str(row.level), c) for c in ("black", "white")]
+        out.append((row, [(cid, n, key) for n in dict.fromkeys(names)]))
+    return out
+
+
 def reasons(decisions: pd.DataFrame) -> dict[tuple[int, str, str], str]:
     """``(campaign_id, target, key) -> "rule: why"`` of the planned decisions, as the plan
     preview looks them up (a campaign's move has the key ``""``)."""
-    planned = decisions[decisions["status"] == PLANNED]
     out: dict[tuple[int, str, str], str] = {}
-    for c, lv, t, k, r, w in zip(
-        planned["campaign_id"],
-        planned["level"],
-        planned["target"],
-        planned["key"],
-        planned["rule"],
-        planned["why"],
-        strict=True,
-    ):
-        text, cid, key = f"{r}: {w}", int(c), "" if t == CAMPAIGN else str(k)
-        out[(cid, str(t), key)] = text
-        if str(t) in spec.LISTS:  # a list change may also drop the item from the other list
-            for colour in ("black", "white"):
-                out.setdefault((cid, list_name(str(lv), colour), key), text)
+    for row, keys in _changes(decisions):
+        for key in keys:
+            out.setdefault(key, f"{row.rule}: {row.why}")
     return out
 
 
@@ -388,20 +387,13 @@ def with_outcomes(decisions: pd.DataFrame, result: ApplyResult) -> pd.DataFrame:
         key = "" if r.target == CAMPAIGN or r.item is None else str(r.item)
         message = None if pd.isna(r.message) else str(r.message)
         found[(int(r.campaign_id), str(r.target), key)].append((str(r.outcome), message))
-    keys = reasons(decisions.assign(why=""))  # (campaign, target, key) of each planned change
-    per_row: dict[tuple[int, str], list[tuple[str, str | None]]] = defaultdict(list)
-    for cid, target, key in keys:
-        per_row[(cid, key or str(cid))] += found.get((cid, target, key), [])
     out = decisions.copy()
-    planned = (out["status"] == PLANNED).to_numpy()
-    pairs = [
-        worst_of(per_row[(int(c), str(k))])
-        if ok and per_row.get((int(c), str(k)))
-        else (None, None)
-        for c, k, ok in zip(out["campaign_id"], out["key"], planned, strict=True)
-    ]
-    out["outcome"] = pd.array([p[0] for p in pairs], dtype="string")
-    out["message"] = pd.array([p[1] for p in pairs], dtype="string")
+    out["outcome"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    out["message"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    for row, keys in _changes(decisions):
+        pairs = [p for k in keys for p in found.get(k, [])]
+        if pairs:
+            out.loc[row.Index, ["outcome", "message"]] = worst_of(pairs)
     return out
 
 

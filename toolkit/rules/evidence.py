@@ -40,22 +40,15 @@ import numpy as np
 import pandas as pd
 from scipy.special import betainc
 
+from ..stats.schema import METRICS
+
 #: Fewer items with clicks than this and a campaign's prior is the weak fallback.
 MIN_PRIOR_ITEMS = 3
 #: How many clicks the weak fallback prior is worth (``a + b``).
 WEAK_PRIOR_STRENGTH = 2.0
-#: The columns of a stats frame that :func:`evidence_frame` reads.
-STATS_COLUMNS = (
-    "campaign_id",
-    "level",
-    "key",
-    "impressions",
-    "clicks",
-    "cost",
-    "conversions",
-    "revenue",
-)
 _KEYS = ["campaign_id", "level", "key"]
+#: The columns of a stats frame that :func:`evidence_frame` reads.
+STATS_COLUMNS = (*_KEYS, *METRICS)
 _SUMS = ["clicks", "cost", "conversions", "revenue"]
 _WITHIN = ("campaign_id", "level")
 

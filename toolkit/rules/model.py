@@ -46,6 +46,7 @@ import pandas as pd
 from .. import spec
 from ..errors import RuleProblem, RulesError
 from ..stats.schema import COUNTRY, LEVELS
+from .fields import FIELDS
 
 #: A rule's level: a row level of the statistics, or a campaign's totals.
 CAMPAIGN = "campaign"
@@ -125,22 +126,6 @@ ACTIONS: dict[str, RuleAction] = {
 }
 #: The actions that stop traffic (a backtest counts their cost saved and revenue lost).
 STOPS: tuple[str, ...] = ("blacklist", "pause")
-
-FIELDS = (
-    "name",
-    "level",
-    "of",
-    "when",
-    "action",
-    "scope",
-    "window",
-    "limit",
-    "bid",
-    "factor",
-    "payout",
-    "rank",
-    "enabled",
-)
 
 
 @dataclass(frozen=True)

@@ -15,25 +15,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: The sheet read, and its columns in the order written.
+from .fields import FIELDS
+
+#: The sheet read.
 SHEET = "rules"
-COLUMNS: tuple[str, ...] = (
-    "name",
-    "level",
-    "when",
-    "action",
-    "window",
-    "limit",
-    "bid",
-    "factor",
-    "payout",
-    "rank",
-    "of",
-    "campaigns",
-    "formats",
-    "enabled",
-)
 _SCOPE = ("campaigns", "formats")
+#: Its columns, in the order written: a rule's fields, the scope split in two.
+COLUMNS: tuple[str, ...] = (*(f for f in FIELDS if f != "scope"), *_SCOPE)
 
 
 def read_rules_sheet(path: str | os.PathLike[str]) -> dict[str, Any]:
