@@ -8,6 +8,9 @@ the lists of every campaign, is applied under one fault:
 - 429 with ``Retry-After``; 500, 502 and 503 answered before the write is carried out; 502
   and 504 answered after it was (the write lands, its answer is lost); hangs past the
   client's timeout (the write lands late);
+- odd answers after the write landed: a 200 whose body is cut part-way, a gateway's own 408
+  or 524 (an HTML page), a 200 with JSON of the wrong shape (``[]``, ``{}``), a 429 after an
+  earlier try of the same call landed behind a 504; and faults on the read-back's own reads;
 - the sandbox killed with kill -9 mid-apply and restarted on its ``--db`` file;
 - the client killed with kill -9 mid-apply (the journal is all that is left of the run).
 
@@ -50,6 +53,8 @@ import toolkit
 from toolkit.bulk import Journal, make_plan, undo
 
 WRITES = ("/api/campaign/add-", "/api/campaign/drop-")
+#: The reads of the read-back (writes are GETs too, so read faults name their paths).
+READS = ("/api/campaign/item", "/api/campaign/bid-rules", "/api/campaign/cpa-rules")
 CAMPAIGNS, SEED = 8, 5
 KEYS = {
     "countries": ("campaign_id", "country"),
@@ -198,8 +203,15 @@ def _previous_of(row: Any) -> Any:
 
 
 def check_outcomes(outcomes: pd.DataFrame, live: dict[str, dict]) -> Count:
-    """Every journaled outcome of a run against the live state read back."""
+    """Every journaled outcome of a run against the live state read back. A drop whose item
+    the run restored (or lost) afterwards is checked by that restore's row, since live shows
+    the restore: the drop itself must have been carried out (``applied``, ``already``)."""
     count = Count()
+    undone = {
+        (row.target, row.campaign_id, row.item)
+        for row in outcomes.itertuples(index=False)
+        if row.outcome in ("restored", "lost")
+    }
     for row in outcomes.itertuples(index=False):
         count.outcomes[row.outcome] = count.outcomes.get(row.outcome, 0) + 1
         table = TABLE_OF.get(row.target, "lists")
@@ -231,6 +243,8 @@ def check_outcomes(outcomes: pd.DataFrame, live: dict[str, dict]) -> Count:
         if row.outcome == "unknown":
             count.unknown += 1
             continue
+        if row.action == "drop" and (row.target, row.campaign_id, row.item) in undone:
+            ok = row.outcome in ("applied", "already")
         if ok is None or not ok:
             count.wrong.append(
                 f"{row.action} {row.target} {key} {row.outcome} ({row.message}):"
@@ -370,8 +384,8 @@ def every(status: int, rate: float, **extra: Any) -> dict[str, Any]:
     return {"seed": 7, "rules": [{"status": status, "rate": rate, **extra}]}
 
 
-def writes(rule: dict[str, Any]) -> dict[str, Any]:
-    return {"seed": 11, "rules": [{**rule, "path": p} for p in WRITES]}
+def writes(*rules: dict[str, Any], seed: int = 11) -> dict[str, Any]:
+    return {"seed": seed, "rules": [{**rule, "path": p} for p in WRITES for rule in rules]}
 
 
 CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
@@ -385,8 +399,50 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "hang": (writes({"hang_s": 0.6, "rate": 0.2}), {"timeout": (2.0, 0.3)}),
     "sandbox-kill": ({}, {}),
     "client-kill": ({}, {}),
+    # odd answers: cut bodies, gateways' own statuses, wrong shapes, mixed in one run
+    "odd-after": (
+        writes(
+            {"body": "cut", "after": True, "rate": 0.1},
+            {"status": 524, "after": True, "rate": 0.1},
+            {"body": "[]", "after": True, "rate": 0.05},
+            {"body": "{}", "after": True, "rate": 0.05},
+            {"status": 408, "rate": 0.05},
+            seed=13,
+        ),
+        {},
+    ),
+    "cut-after": (writes({"body": "cut", "after": True, "rate": 0.3}), {}),
+    "408-after": (writes({"status": 408, "after": True, "rate": 0.3}), {}),
+    "524-after": (writes({"status": 524, "after": True, "rate": 0.3}), {}),
+    "wrong-shape-after": (
+        writes(
+            {"body": "[]", "after": True, "rate": 0.15}, {"body": "{}", "after": True, "rate": 0.2}
+        ),
+        {},
+    ),
+    # the first try lands behind a 504, the retry meets a 429 and the client gives up
+    "429-after-landed": (
+        writes(
+            {"status": 504, "after": True, "rate": 0.4},
+            {"status": 429, "retry_after": 0.02, "rate": 0.6},
+        ),
+        {"retries": 1},
+    ),
+    # the read-back's own reads under faults (and writes whose answers it must settle)
+    "read-back-faults": (
+        {
+            "seed": 17,
+            "rules": [
+                *({"status": 504, "after": True, "rate": 0.3, "path": p} for p in WRITES),
+                *({"status": 524, "after": True, "rate": 0.2, "path": p} for p in READS),
+                *({"body": "cut", "after": True, "rate": 0.2, "path": p} for p in READS),
+                *({"body": "{}", "rate": 0.1, "path": p} for p in READS),
+            ],
+        },
+        {},
+    ),
 }
-DEFAULT = ("500", "502-after", "hang", "sandbox-kill", "client-kill")
+DEFAULT = ("500", "502-after", "hang", "sandbox-kill", "client-kill", "odd-after")
 HEAVY: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "500-heavy": (every(500, 0.6), {}),
     "503-writes-heavy": (writes({"status": 503, "rate": 0.7}), {}),

@@ -33,6 +33,7 @@ PUBLIC: dict[str, str] = {
     "AuthError": "toolkit.errors",
     "ConfigError": "toolkit.errors",
     "IncompleteReadError": "toolkit.errors",
+    "MalformedAnswerError": "toolkit.errors",
     "NotFoundError": "toolkit.errors",
     "PlanRefused": "toolkit.errors",
     "RateLimitError": "toolkit.errors",

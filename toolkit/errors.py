@@ -5,9 +5,11 @@
     ToolkitError
     ├── ConfigError          no usable key or base URL, a bad config file
     ├── ValidationError      a value the spec knows is wrong; raised before anything is sent
-    ├── TransportError       no answer: connection refused, timeout, unreadable answer
+    ├── TransportError       no answer: connection refused, timeout (``maybe_sent``)
+    │   └── MalformedAnswerError  an answer that does not read: a body cut or not JSON,
+    │                        JSON of the wrong shape (``expected``, ``got``)
     ├── ApiError             the service answered with an error (operation, http_status,
-    │   │                    error_list)
+    │   │                    error_list, ``maybe_sent``)
     │   ├── AuthError        missing or unknown api-key (HTTP 401)
     │   ├── NotFoundError    a campaign, creative or path the account does not have
     │   └── RateLimitError   HTTP 429 after the retries (``retry_after`` seconds)
@@ -70,6 +72,25 @@ class TransportError(ToolkitError):
         super().__init__(f"{operation}: {message}" if operation else message)
 
 
+class MalformedAnswerError(TransportError):
+    """An answer that is neither a well-formed success nor a well-formed refusal: a body cut
+    part-way or not JSON, or JSON of another shape than the operation answers (``[]`` to a
+    batch call, ``{}`` to a read). ``expected`` and ``got`` say what.
+
+    Something answered, so a write may have been carried out: ``maybe_sent`` is always True
+    (applying a plan reports it ``unknown`` until the read-back settles it).
+
+    >>> print(MalformedAnswerError("campaign.item", "an object with 'item'", "an empty object"))
+    campaign.item: malformed answer: expected an object with 'item'; got an empty object
+    """
+
+    def __init__(self, operation: str | None, expected: str, got: str) -> None:
+        self.expected = expected
+        self.got = got
+        super().__init__(f"malformed answer: expected {expected}; got {got}", operation)
+        self.maybe_sent = True
+
+
 class ApiError(ToolkitError):
     """The service answered with an error.
 
@@ -77,6 +98,10 @@ class ApiError(ToolkitError):
     ``error_list`` the service's messages. For a single-campaign change that saved some items
     and refused others, ``outcomes`` holds each message parsed (see
     :func:`toolkit.client.results.parse_message`).
+
+    ``maybe_sent`` is True when the request may have been carried out all the same: the
+    answer was not a well-formed refusal (a 5xx, a gateway's own 408 or 524, an HTML page),
+    or an earlier try of the same call may have landed (behind a 504, a dropped connection).
     """
 
     def __init__(
@@ -85,11 +110,14 @@ class ApiError(ToolkitError):
         http_status: int,
         error_list: list[str],
         outcomes: list[dict[str, Any]] | None = None,
+        *,
+        maybe_sent: bool = False,
     ) -> None:
         self.operation = operation
         self.http_status = http_status
         self.error_list = list(error_list)
         self.outcomes = outcomes or []
+        self.maybe_sent = maybe_sent
         shown = "; ".join(self.error_list[:5])
         if len(self.error_list) > 5:
             shown += f"; ... ({len(self.error_list) - 5} more)"
@@ -110,8 +138,10 @@ class AuthError(ApiError):
         error_list: list[str],
         key_source: str | None = None,
         key_detail: str | None = None,
+        *,
+        maybe_sent: bool = False,
     ) -> None:
-        super().__init__(operation, http_status, error_list)
+        super().__init__(operation, http_status, error_list, maybe_sent=maybe_sent)
         self.key_source = key_source
         self.key_detail = key_detail
         if key_source:
@@ -132,8 +162,10 @@ class RateLimitError(ApiError):
         http_status: int,
         error_list: list[str],
         retry_after: float | None = None,
+        *,
+        maybe_sent: bool = False,
     ) -> None:
-        super().__init__(operation, http_status, error_list)
+        super().__init__(operation, http_status, error_list, maybe_sent=maybe_sent)
         self.retry_after = retry_after
 
 
@@ -162,18 +194,21 @@ class PlanRefused(ToolkitError):
     """A guard refused the plan before any call; ``guard`` names it, ``details`` the numbers.
 
     Lift it with ``plan(..., allow={"<guard>"})``; on the command line, ``--allow <guard>``.
+    ``how`` words the way to go ahead where the face has its own (a report's ``propose``);
+    ``rule`` says what the guard refuses, with its thresholds, when the details do not.
     """
 
-    def __init__(self, guard: str, details: list[str]) -> None:
+    def __init__(
+        self, guard: str, details: list[str], how: str | None = None, rule: str | None = None
+    ) -> None:
         self.guard = guard
         self.details = details
+        self.rule = rule
         shown = "; ".join(details[:10]) + (
             f"; ... ({len(details) - 10} more)" if len(details) > 10 else ""
         )
-        super().__init__(
-            f"plan refused by guard '{guard}': {shown}"
-            f" (to go ahead: allow={{'{guard}'}} in Python, --allow {guard} on the command line)"
-        )
+        how = how or f"allow={{'{guard}'}} in Python, --allow {guard} on the command line"
+        super().__init__(f"plan refused by guard '{guard}': {shown} (to go ahead: {how})")
 
 
 class SnapshotError(ToolkitError, ValueError):
@@ -334,6 +369,7 @@ __all__ = [
     "CliError",
     "ConfigError",
     "IncompleteReadError",
+    "MalformedAnswerError",
     "NotFoundError",
     "PlanRefused",
     "RateLimitError",

@@ -7,14 +7,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import spec
-from ..errors import ApiError, NotFoundError, ToolkitError
-from .results import BatchResult, parse_message
+from ..errors import ToolkitError
+from .answers import check_answer, check_batch_ids
+from .results import NOT_FOUND_PREFIXES, BatchResult, single_error
 from .transport import Request, encode_query
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Client
 
-NOT_FOUND_PREFIXES = ("Campaign not found #", "Error on find campaign #", "Creative not found #")
+__all__ = ["NOT_FOUND_PREFIXES", "Resource", "chunk_items", "single_error"]
 
 
 class Resource:
@@ -32,8 +33,12 @@ class Resource:
         files: Mapping[str, tuple[str, bytes, str]] | None = None,
         form: Mapping[str, Any] | None = None,
         path: str | None = None,
+        batch: bool = False,
     ) -> Any:
-        """Call operation ``name`` of :data:`toolkit.spec.OPERATIONS`; errors are raised."""
+        """Call operation ``name`` of :data:`toolkit.spec.OPERATIONS`; errors are raised.
+
+        The answer is checked against the operation's shape (a batch answer's when
+        ``batch``; see :mod:`toolkit.client.answers`) before anything reads it."""
         op = spec.OPERATIONS_BY_NAME[name]
         req = Request(
             operation=name,
@@ -45,8 +50,8 @@ class Resource:
             files=files,
             form=form,
         )
-        answer = self._client.transport.call(req)
-        if isinstance(answer, dict) and answer.get("status") == "error" and not op.batch:
+        answer = check_answer(name, self._client.transport.call(req), batch=batch or op.batch)
+        if answer.get("status") == "error" and not op.batch and not batch:
             raise single_error(name, answer)
         return answer
 
@@ -79,9 +84,10 @@ class Resource:
                 if part is not None:
                     params["items"] = part
                 try:
-                    answer = self._call(name, params, path=path)
+                    answer = self._call(name, params, path=path, batch=True)
                     if answer.get("status") == "error":
                         raise single_error(name, answer)
+                    check_batch_ids(name, answer, chunk)
                 except ToolkitError as exc:
                     result.finish()
                     exc.partial_result = result  # type: ignore[attr-defined]
@@ -101,13 +107,3 @@ def chunk_items(items: Sequence[Any] | Mapping[str, Any], size: int) -> list[Any
     values = list(items)
     count = max(1, math.ceil(len(values) / size))
     return [values[i * size : (i + 1) * size] for i in range(count)]
-
-
-def single_error(operation: str, answer: Mapping[str, Any]) -> ApiError:
-    """The exception for a ``status: error`` answer of a single operation."""
-    raw = answer.get("errorList") or []
-    messages = [str(m) for m in (raw.values() if isinstance(raw, Mapping) else raw)]
-    if messages and all(m.startswith(NOT_FOUND_PREFIXES) for m in messages):
-        return NotFoundError(operation, 200, messages)
-    outcomes = [{**parse_message(m), "message": m} for m in messages]
-    return ApiError(operation, 200, messages, outcomes)

@@ -9,10 +9,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import spec
+from ..errors import ApiError, NotFoundError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -78,6 +80,24 @@ def parse_message(message: str) -> dict[str, Any]:
         m = _INVALID_ITEM.match(message)
         return {"outcome": "invalid", "item": m.group("item") if m else None}
     return {"outcome": "other", "item": None}
+
+
+NOT_FOUND_PREFIXES = ("Campaign not found #", "Error on find campaign #", "Creative not found #")
+
+
+def single_error(
+    operation: str, answer: Mapping[str, Any], *, http_status: int = 200, maybe_sent: bool = False
+) -> ApiError:
+    """The exception for a ``status: error`` answer of a single operation: its messages, each
+    parsed (:func:`parse_message`); a :class:`~toolkit.errors.NotFoundError` when every message
+    says the campaign or creative is not found. ``maybe_sent``: an earlier try of the same call
+    may have been carried out (the transport knows)."""
+    raw = answer.get("errorList") or []
+    messages = [str(m) for m in (raw.values() if isinstance(raw, Mapping) else raw)]
+    if messages and all(m.startswith(NOT_FOUND_PREFIXES) for m in messages):
+        return NotFoundError(operation, http_status, messages, maybe_sent=maybe_sent)
+    outcomes = [{**parse_message(m), "message": m} for m in messages]
+    return ApiError(operation, http_status, messages, outcomes, maybe_sent=maybe_sent)
 
 
 @dataclass

@@ -7,10 +7,15 @@ Retry policy (see docs/client.md):
 - every request is retried when it surely never reached the service (the connection was
   refused or could not be opened in time) and on HTTP 429 (honouring ``Retry-After``);
 - *safe* requests (reads, and writes whose repetition is harmless: add/drop of items, updates,
-  start/pause/archive) are also retried on read timeouts, dropped connections and HTTP 500,
-  502, 503 and 504;
+  start/pause/archive) are also retried on read timeouts, dropped connections, HTTP 5xx, a
+  gateway's own 408 and 52x, and a 2xx whose body does not read (cut part-way, not JSON);
 - *unsafe* writes (creating a campaign or a creative, adding CPA rules) are not retried once
   they may have reached the service, since a repeat could create a duplicate.
+
+An answer that is neither a well-formed success (a 2xx with a JSON body) nor a well-formed
+refusal by the service (a 4xx with a JSON ``status: error`` body and its ``errorList``) may
+come after the request was carried out: from then on the call's final error carries
+``maybe_sent=True``, whatever a later try answers (a 429, a refusal).
 
 Waits grow exponentially with full jitter: ``uniform(0, min(max_backoff, backoff * 2**n))``.
 
@@ -42,22 +47,28 @@ from requests.adapters import HTTPAdapter
 from ..errors import (
     ApiError,
     AuthError,
+    MalformedAnswerError,
     NotFoundError,
     RateLimitError,
     TransportError,
     ValidationError,
 )
 from .adaptive import AdaptiveRate
+from .answers import Reading
 from .apikey import FROM_ARGUMENT, ApiKey, refuse_pickle
 from .redaction import install as install_redaction
 from .redaction import redact
+from .results import single_error
 
 log = logging.getLogger("toolkit.client")
 
 MAX_URL = 4096
 # Parameters the interface passes in the query string even when the rest goes in a JSON body.
 QUERY_PARAMS = frozenset({"id", "adFormat", "type", "checkExist"})
-RETRY_STATUSES = frozenset({500, 502, 503, 504})
+#: Statuses a safe request is retried on, and after which a request may have been carried
+#: out: the service failed on the way (5xx), or a gateway answered for it (its own 408,
+#: 520-524, ...).
+RETRY_STATUSES = frozenset({408, *range(500, 600)})
 
 install_redaction()
 
@@ -377,10 +388,16 @@ class Transport:
                 self.limiter.acquire()
             sent = self.gate.wait() if self.gate is not None else 0.0
             response = self._send_once(send, req, tries)
-            if response is None or self._retry_status(req, response, sent, tries):
+            if response is None:
                 tries.attempt += 1
                 continue
-            return self._answer(req, response)
+            read = Reading.of(response)
+            if not read.success and not read.refusal:  # it may have been carried out
+                tries.reached = True
+            if self._retry_status(req, response, read, sent, tries):
+                tries.attempt += 1
+                continue
+            return self._answer(req, response, read, tries)
 
     def _send_once(self, send: _Send, req: Request, tries: _Tries) -> requests.Response | None:
         """One try: the response, or None after waiting for a retry of a failed request."""
@@ -441,17 +458,21 @@ class Transport:
         return f"{reason} ({count} {'try' if count == 1 else 'tries'})", None
 
     def _retry_status(
-        self, req: Request, response: requests.Response, sent: float, tries: _Tries
+        self, req: Request, response: requests.Response, read: Reading, sent: float, tries: _Tries
     ) -> bool:
-        """True when the answer's status is retried (after the wait it calls for)."""
+        """True when the answer is retried (after the wait it calls for): a 429; for a safe
+        request, a status of :data:`RETRY_STATUSES` or a 2xx whose body does not read."""
         status = response.status_code
         if status == 429:
             if self._throttled(req, response, sent, tries.attempt):
                 return True
         elif self.gate is not None:
             self.gate.accepted()
-        if status in RETRY_STATUSES and req.safe and tries.attempt < self.retries:
-            self._sleep(tries.attempt, None, req, f"HTTP {status}")
+        cut = 200 <= status < 300 and not read.readable
+        if (status in RETRY_STATUSES or cut) and req.safe and tries.attempt < self.retries:
+            self._sleep(
+                tries.attempt, None, req, "an unreadable answer" if cut else f"HTTP {status}"
+            )
             return True
         return False
 
@@ -482,18 +503,31 @@ class Transport:
         )
         time.sleep(wait)
 
-    def _answer(self, req: Request, response: requests.Response) -> Any:
-        status = response.status_code
-        unreadable = False
-        try:
-            body = response.json()
-        except ValueError:  # raised below, outside this block: see call()
-            unreadable = True
-        if unreadable:
+    def _answer(
+        self, req: Request, response: requests.Response, read: Reading, tries: _Tries
+    ) -> Any:
+        """The answer's JSON, or the error it means; ``maybe_sent`` on the error when this
+        or an earlier try may have been carried out."""
+        status, body, maybe = read.status, read.body, tries.reached
+        if not read.readable:
+            if 200 <= status < 300:
+                got = redact(f"an unreadable answer: {read.why}", self._key)
+                raise MalformedAnswerError(req.operation, "a JSON body", got)
             ctype = response.headers.get("Content-Type", "?").split(";")[0]
-            if status >= 400:
-                raise ApiError(req.operation, status, [f"HTTP {status} ({ctype} answer)"])
-            raise TransportError(f"unreadable answer: HTTP {status}, {ctype}", req.operation)
+            raise ApiError(
+                req.operation, status, [f"HTTP {status} ({ctype} answer)"], maybe_sent=maybe
+            )
+        if read.success:
+            if maybe and isinstance(body, dict) and body.get("status") == "error":
+                # a refusal of this try says nothing of an earlier one that may have landed
+                raw = body.get("errorList") or []
+                shown = [
+                    redact(str(m), self._key)
+                    for m in (raw.values() if isinstance(raw, dict) else raw)
+                ]
+                refused = {**body, "errorList": shown}
+                raise single_error(req.operation, refused, http_status=status, maybe_sent=True)
+            return body
         messages: list[str] = []
         if isinstance(body, dict) and body.get("status") == "error":
             raw = body.get("errorList") or []
@@ -507,14 +541,15 @@ class Transport:
                 messages or ["unauthorized"],
                 key_source=self._key.source,
                 key_detail=self._key.detail,
+                maybe_sent=maybe,
             )
         if status == 404:
-            raise NotFoundError(req.operation, status, messages or ["not found"])
+            raise NotFoundError(req.operation, status, messages or ["not found"], maybe_sent=maybe)
         if status == 429:
-            raise RateLimitError(req.operation, status, messages, _retry_after(response))
-        if status >= 400:
-            raise ApiError(req.operation, status, messages or [f"HTTP {status}"])
-        return body
+            raise RateLimitError(
+                req.operation, status, messages, _retry_after(response), maybe_sent=maybe
+            )
+        raise ApiError(req.operation, status, messages or [f"HTTP {status}"], maybe_sent=maybe)
 
 
 def _retry_after(response: requests.Response) -> float | None:

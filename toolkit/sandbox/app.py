@@ -6,8 +6,8 @@ Paths:
 - ``/_sandbox/...``: control endpoints (health, reset, moderate, faults, stats), no key;
 - ``/files/<id>``: files uploaded with creatives.
 
-Every answer is JSON. Bad input is answered with ``status: error`` and an ``errorList``,
-never with a traceback.
+Every answer is JSON (but the odd answers of fault injection: a gateway's HTML page, a cut
+body). Bad input is answered with ``status: error`` and an ``errorList``, never with a traceback.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .errors import (
     PayloadTooLarge,
     Unauthorized,
 )
-from .faults import Faults, retry_after_text
+from .faults import GATEWAY_PAGES, FaultRule, Faults, retry_after_text
 from .handlers import account, campaigns, creatives, rules, targeting
 from .handlers.common import Config, Ctx, Handler
 from .handlers.creatives import Upload
@@ -134,15 +134,28 @@ class App:
         if rule is not None and not rule.after:
             if rule.hang_s and self.faults.sleep(rule.hang_s):
                 return self.fault_answer(503, None)  # the sandbox stopped meanwhile
-            if rule.status is not None:
-                return self.fault_answer(rule.status, rule.retry_after)
+            if rule.status is not None or rule.body is not None:
+                return self.faulty(rule, None)
         answer = self.carry_out(request)
         if rule is not None and rule.after:  # carried out; its answer is lost
             if rule.hang_s and self.faults.sleep(rule.hang_s):
                 return self.fault_answer(503, None)
-            if rule.status is not None:
-                return self.fault_answer(rule.status, rule.retry_after)
+            if rule.status is not None or rule.body is not None:
+                return self.faulty(rule, answer)
         return answer
+
+    def faulty(self, rule: FaultRule, answer: Response | None) -> Response:
+        """The answer of a status or body fault (``answer``: the real one, when carried out)."""
+        if rule.status is not None:
+            return self.fault_answer(rule.status, rule.retry_after)
+        if rule.body == "cut" and answer is not None:  # the first half, framed as whole
+            data = answer.get_data()
+            return Response(
+                data[: len(data) // 2],
+                status=answer.status_code,
+                content_type=answer.headers.get("Content-Type"),
+            )
+        return Response(rule.body, status=200, content_type="application/json; charset=utf-8")
 
     def carry_out(self, request: Request) -> Response:
         """The service's answer to ``request`` (no faults)."""
@@ -163,9 +176,10 @@ class App:
         )
 
     def fault_answer(self, status: int, retry_after: float | None) -> Response:
-        if status == 502:
-            html = "<html><body><h1>502 Bad Gateway</h1></body></html>"
-            return Response(html, status=502, content_type="text/html")
+        if status in GATEWAY_PAGES:  # a gateway's own page, not the service's JSON
+            title = f"{status} {GATEWAY_PAGES[status]}"
+            html = f"<html><head><title>{title}</title></head><body><h1>{title}</h1></body></html>"
+            return Response(html, status=status, content_type="text/html")
         headers = {}
         if status == 429:
             headers["Retry-After"] = str(retry_after if retry_after is not None else 1)

@@ -1,4 +1,5 @@
-"""Fault injection for tests and benchmarks: added latency, HTTP 5xx, 429, hangs, a rate limit.
+"""Fault injection for tests and benchmarks: added latency, HTTP 5xx, 429, a gateway's own
+statuses (408, 520-524), odd bodies (cut, or JSON of the wrong shape), hangs, a rate limit.
 
 Rules apply to ``/api/`` requests in order; the first rule that matches a request fires.
 A rule fires for its next ``count`` matching requests (or for every one when ``count`` is
@@ -26,7 +27,20 @@ from typing import Any
 
 from .errors import BadRequest
 
-FAULT_STATUSES = (429, 500, 502, 503, 504)
+FAULT_STATUSES = (408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524)
+#: Statuses answered with an HTML page, as a gateway or proxy sends them on its own.
+GATEWAY_PAGES: dict[int, str] = {
+    408: "Request Timeout",
+    502: "Bad Gateway",
+    520: "Web server is returning an unknown error",
+    521: "Web server is down",
+    522: "Connection timed out",
+    523: "Origin is unreachable",
+    524: "A timeout occurred",
+}
+#: Odd bodies answered instead of the real one: the real answer cut in half (``cut``, needs
+#: ``after``), or JSON of the wrong shape with HTTP 200.
+FAULT_BODIES = ("cut", "[]", "{}")
 MAX_HANG_S = 120.0
 MAX_RATE_LIMIT = 100_000
 RATE_WINDOW_S = 1.0
@@ -35,12 +49,18 @@ SETTINGS = frozenset({"latency_ms", "seed", "rules", "rate_limit"})
 
 @dataclass
 class FaultRule:
-    """One fault: answer ``status`` (with ``Retry-After`` for 429), or hang ``hang_s`` seconds.
+    """One fault: answer ``status`` (with ``Retry-After`` for 429; an HTML page for a
+    gateway's 408, 502 and 520-524), answer an odd ``body`` with HTTP 200 (``cut``: the
+    real answer cut in half; ``[]`` or ``{}``: JSON of the wrong shape), or hang ``hang_s``
+    seconds.
 
     ``path`` limits the rule to paths starting with it; ``method`` to one HTTP method.
     With ``after``, the request is carried out first and the fault comes after it (a write
     that lands although its answer is lost: a gateway's 502 or 504, or a hang past the
-    client's timeout); without it, a status fault answers before anything is done.
+    client's timeout); without it, a status or body fault answers before anything is done.
+
+    >>> FaultRule(body="{}", after=True, count=1).body
+    '{}'
     """
 
     status: int | None = None
@@ -51,12 +71,25 @@ class FaultRule:
     method: str | None = None
     retry_after: float | None = None
     after: bool = False
+    body: str | None = None
 
     def __post_init__(self) -> None:
-        if self.status is None and self.hang_s is None:
-            raise BadRequest("A fault rule needs 'status' or 'hang_s'")
+        if self.status is None and self.hang_s is None and self.body is None:
+            raise BadRequest("A fault rule needs 'status', 'body' or 'hang_s'")
         if self.status is not None and self.status not in FAULT_STATUSES:
             raise BadRequest(f"Fault 'status' must be one of {FAULT_STATUSES}, got {self.status}")
+        if self.body is not None and self.body not in FAULT_BODIES:
+            raise BadRequest(f"Fault 'body' must be one of {list(FAULT_BODIES)}, got {self.body!r}")
+        if self.body is not None and self.status is not None:
+            raise BadRequest(
+                "A fault rule answers 'status' or 'body' (with HTTP 200), not both;"
+                f" got status {self.status} and body {self.body!r}"
+            )
+        if self.body == "cut" and self.after is not True:
+            raise BadRequest(
+                "Fault 'body' \"cut\" cuts the answer of a request carried out,"
+                " so it needs 'after': true"
+            )
         if self.hang_s is not None and not 0 < self.hang_s <= MAX_HANG_S:
             raise BadRequest(f"Fault 'hang_s' must be in (0, {MAX_HANG_S}], got {self.hang_s}")
         if self.rate is not None and not 0 <= self.rate <= 1:
