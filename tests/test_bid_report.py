@@ -240,9 +240,10 @@ def test_propose_minimum_applied_then_undone_and_actions_plan_the_same(client, a
         proposed.columns
     )
 
-    plan = report.propose("minimum")
+    # bids of 0.001 raised to the minimum (x200): the bid_jump guard lifted for the test
+    plan = report.propose("minimum", allow=["bid_jump"])
     path = report.to_actions(tmp_path / "bids.xlsx", "minimum")
-    from_book = plan_actions(client, path)
+    from_book = plan_actions(client, path, allow=["bid_jump"])
     columns = ["step", "action", "target", "campaign_ids", "bids"]
     assert plan.to_frame()[columns].to_dict("records") == from_book.to_frame()[columns].to_dict(
         "records"
@@ -275,6 +276,44 @@ def test_cap_proposal_moves_overpaying_bids_down_to_recommended(report):
     assert capped["new_bid"].tolist() == pytest.approx(capped["recommended"].tolist(), abs=1e-4)
     with pytest.raises(ValueError, match="to must be one of"):
         report.proposals("nowhere")
+
+
+@pytest.mark.parametrize("to", ["minimum", "recommended", "cap"])
+def test_a_proposal_proposed_and_applied_again_plans_nothing(client, api, tmp_path, to):
+    # every proposal moves a bid to a price (an absolute target), never by a factor of the
+    # bid: proposed again, from the same report or a new one, it has nothing left to move
+    cats = api.ok("/api/campaign/list-refs-data", type="category")["category"]
+    target = {
+        "category": [int(next(iter(cats["push"])))],
+        "quality": ["high"],
+        "country": {"US": "0.0010", "DE": "0.0020", "FR": "5.0"},
+    }
+    ids = [api.new_campaign("push", targeted=False, target=target, mode="CPC") for _ in range(2)]
+    report = toolkit.bid_report(client, ids, progress=False, history=None)
+    plan = report.propose(to, allow=["bid_jump"])
+    assert len(plan) > 0
+    result = plan.apply(client, progress=False, journal=Journal(tmp_path / "journal.db"))
+    assert result.ok
+
+    def bids() -> dict[tuple[int, str], float]:
+        countries = toolkit.load_account(client, ids, progress=False).countries
+        return {
+            (int(c), str(g)): float(b)
+            for c, g, b in zip(
+                countries["campaign_id"], countries["country"], countries["bid"], strict=True
+            )
+        }
+
+    applied = bids()
+    moved = report.proposals(to)
+    for row in moved.itertuples(index=False):
+        assert applied[(int(row.campaign_id), str(row.country))] == pytest.approx(row.new_bid)
+    again = report.propose(to, allow=["bid_jump"])  # the same report, live bids moved since
+    assert len(again) == 0 and again.conflicts.empty
+    fresh = toolkit.bid_report(client, ids, progress=False, history=None)
+    assert fresh.proposals(to).empty
+    assert len(fresh.propose(to, allow=["bid_jump"])) == 0
+    assert bids() == applied
 
 
 # --------------------------------------------------------------------------- faults

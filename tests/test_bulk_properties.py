@@ -157,7 +157,7 @@ def test_random_edits_applied_equal_the_edited_tables(world, edit):
         desired,
         base=base,
         live=account,
-        allow={"drop_share", "empty_whitelist", "bulk_archive"},
+        allow={"drop_share", "empty_whitelist", "bulk_archive", "bid_jump"},
     )
     result = plan.apply(client, progress=False, journal=None)
     assert result.ok, result.summary()

@@ -51,6 +51,7 @@ def test_prices_are_asked_on_the_button_only(client, sb, tmp_path):
 
 def test_relative_edits_plan_the_right_bids(client, tmp_path):
     form = BidForm(client, IDS, journal=tmp_path / "j.db")
+    form.allow["bid_jump"].value = True  # +10 % leaves bids below the minimum
     form.prices_button.click()
     rows = form.rows().set_index(["campaign_id", GEO])
     form.how.value, form.amount.value = "percent", 10

@@ -132,22 +132,38 @@ _TEMPLATES: dict[str, tuple[str, list[str | Callable[[], str]], list[dict[str, A
             "warning (a single campaign that does not target it is an error). action add "
             "targets the country at the bid (added where missing, bid set where targeted). "
             "A new bid is a drop and an add; the old bid is restored if the add fails. "
-            "action drop removes the country."
+            "action drop removes the country.",
+            "Bids differ by format and model: a video campaign buying per 1000 impressions "
+            "bids some USD, a push or in-page campaign buying per click some cents. So set a "
+            "format (or one campaign) at a time, not 'all'. A bid raised more than 3x its "
+            "old value or cut by more than two thirds is refused (the guard bid_jump) unless "
+            "--allow bid_jump: a format whose campaigns buy in both models is set one "
+            "campaign at a time. The note column of the examples is not read.",
         ],
         [
             {
                 "action": "set",
                 "target": "country",
-                "campaign": "all",
+                "campaign": "video",
                 "item": "US",
-                "bid": 0.05,
+                "bid": 12.0,
+                "note": "video campaigns buying per 1000 impressions (CPM)",
+            },
+            {
+                "action": "set",
+                "target": "country",
+                "campaign": "inpage",
+                "item": "US",
+                "bid": 0.25,
+                "note": "in-page campaigns buying per click (CPC)",
             },
             {
                 "action": "add",
                 "target": "country",
                 "campaign": 1000001,
                 "item": "CA",
-                "bid": 0.03,
+                "bid": 9.0,
+                "note": "one video campaign buying per 1000 impressions (CPM)",
             },
             {"action": "drop", "target": "country", "campaign": "pops", "item": "FR"},
         ],

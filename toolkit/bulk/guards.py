@@ -1,27 +1,50 @@
-"""Guards: a plan that would lose a large share of a list, empty a whitelist or archive many
-campaigns is refused before any call, unless the guard is lifted by name.
+"""Guards: a plan that would lose a large share of a list, empty a whitelist, archive many
+campaigns or move a bid far from its old value is refused before any call, unless the guard
+is lifted by name.
 
 Losses are counted by identity: an item is lost when the plan drops its key and does not add
 the same key back. A bid change (drop and add of the same country) loses nothing; dropping
 US and adding CA loses one country, whatever else is added.
+
+A bid (a country's, or a bid rule's) trips ``bid_jump`` when it is raised more than
+``max_bid_raise`` (3) times its old value, cut by more than ``max_bid_cut`` (two thirds) of
+it, or set below the service's minimum price of its campaign and country where the planner
+is given that price (``minimum_prices``). A new item has no old value: only the minimum
+applies to it.
+
+>>> bid_jump(0.0344, 50.0), bid_jump(0.30, 0.90), bid_jump(0.30, 0.0999)
+('x1453.5, raised more than 3x', None, 'x0.33, cut by more than 67%')
+>>> bid_jump(None, 0.05, minimum=0.3)
+'below the minimum 0.30'
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import pandas as pd
 
 from .. import spec
 from ..errors import PlanRefused
-from .call_kinds import item_kind
+from .call_kinds import is_valued, item_kind
 from .calls import BID_RULE, CAMPAIGN, Call
+from .edits import edits_of, money
 
-GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
+GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive", "bid_jump")
 DEFAULT_MAX_DROP_SHARE = 0.2
 DEFAULT_MAX_ARCHIVE = 1
+DEFAULT_MAX_BID_RAISE = 3.0
+DEFAULT_MAX_BID_CUT = 2 / 3
+#: The service's minimum price of a country's bid, per ``(campaign id, country code)``.
+MinimumPrices = Mapping[tuple[int, str], float]
+#: Relative slack of the bid comparisons, so that a bid exactly at a threshold (3x, a third,
+#: the minimum) passes whatever the floating point rounding of the bids.
+_SLACK = 1e-9
 WHITELISTS: frozenset[str] = frozenset(
     {lk.name for lk in spec.LISTS.values() if lk.list_type == "white"}
     | {f"{k.name}:white" for k in spec.TARGET_KINDS.values() if k.typed}
@@ -38,6 +61,10 @@ def check_guards(
     allowed: set[str],
     max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
     max_archive: int = DEFAULT_MAX_ARCHIVE,
+    *,
+    max_bid_raise: float = DEFAULT_MAX_BID_RAISE,
+    max_bid_cut: float = DEFAULT_MAX_BID_CUT,
+    minimum_prices: MinimumPrices | None = None,
 ) -> None:
     """Raise :class:`PlanRefused` for the first guard the calls trip (unless allowed)."""
     calls = list(calls)
@@ -47,11 +74,68 @@ def check_guards(
         "drop_share": lambda: _over_share(dropped, added, counts, max_drop_share),
         "empty_whitelist": lambda: _emptied(dropped, added, counts),
         "bulk_archive": lambda: _archived(calls, max_archive),
+        "bid_jump": lambda: bid_jumps(
+            bid_changes(calls),
+            _campaign_names(live.get("campaigns")),
+            max_bid_raise,
+            max_bid_cut,
+            minimum_prices,
+        ),
     }
+    rules = {"bid_jump": bid_rule(max_bid_raise, max_bid_cut)}
     for guard, check in checks.items():
         found = [] if guard in allowed else check()
         if found:
-            raise PlanRefused(guard, found)
+            raise PlanRefused(guard, found, rule=rules.get(guard))
+
+
+def bid_rule(max_bid_raise: float, max_bid_cut: float) -> str:
+    """What ``bid_jump`` refuses, in words, with its thresholds."""
+    return (
+        f"bid_jump refuses a bid raised more than {max_bid_raise:g}x its old value, cut by more"
+        f" than {max_bid_cut:.0%} of it, or set below the service's minimum price where the plan"
+        " knows it (thresholds: max_bid_raise, max_bid_cut)"
+    )
+
+
+@dataclass(frozen=True)
+class Guards:
+    """The guards a plan is checked by: those lifted by name (``allowed``) and their options,
+    checked when made (an unknown guard, a threshold that means nothing, a minimum price that
+    is not ``(campaign id, country) -> price`` raise ValueError).
+
+    >>> Guards({"bid_jump"}, max_bid_raise=2.0).allowed
+    frozenset({'bid_jump'})
+    """
+
+    allowed: Iterable[str] = frozenset()
+    max_drop_share: float = DEFAULT_MAX_DROP_SHARE
+    max_archive: int = DEFAULT_MAX_ARCHIVE
+    max_bid_raise: float = DEFAULT_MAX_BID_RAISE
+    max_bid_cut: float = DEFAULT_MAX_BID_CUT
+    minimum_prices: MinimumPrices | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        allowed = frozenset(self.allowed)
+        unknown = allowed - set(GUARDS)
+        if unknown:
+            raise ValueError(f"unknown guards {sorted(unknown)}; guards: {', '.join(GUARDS)}")
+        check_bid_limits(self.max_bid_raise, self.max_bid_cut)
+        object.__setattr__(self, "allowed", allowed)
+        object.__setattr__(self, "minimum_prices", minimum_prices_of(self.minimum_prices))
+
+    def check(self, calls: Iterable[Call], live: Mapping[str, pd.DataFrame]) -> None:
+        """Raise :class:`PlanRefused` for the first guard the calls trip (unless allowed)."""
+        check_guards(
+            calls,
+            live,
+            set(self.allowed),
+            self.max_drop_share,
+            self.max_archive,
+            max_bid_raise=self.max_bid_raise,
+            max_bid_cut=self.max_bid_cut,
+            minimum_prices=self.minimum_prices,
+        )
 
 
 Keys = dict[tuple[int, str], set[Any]]
@@ -146,6 +230,136 @@ def _archived(calls: list[Call], max_archive: int) -> list[str]:
     return [f"archives {len(archived)} campaigns (more than {max_archive}): {archived[:20]}"]
 
 
+class BidChange(NamedTuple):
+    """A bid a plan sets: ``target`` ``country`` or ``bid_rule``, ``key`` the country code or
+    the bid rule's item, ``old`` the live bid it replaces (None for a new item)."""
+
+    campaign_id: int
+    target: str
+    key: str
+    old: float | None
+    new: float
+
+
+def bid_changes(calls: Iterable[Call]) -> list[BidChange]:
+    """Every bid the calls set: the changed bids (a drop carrying the old bid, then an add)
+    and the bids of new items."""
+    out = []
+    for e in edits_of(list(calls)):
+        if e.what in ("bid", "add") and is_valued(e.target) and e.new is not None:
+            old = float(e.old) if e.what == "bid" and e.old is not None else None
+            out.append(BidChange(e.campaign_id, e.target, str(e.key), old, float(e.new)))
+    return out
+
+
+def check_bid_limits(max_bid_raise: float, max_bid_cut: float) -> None:
+    """Raise ValueError for thresholds of ``bid_jump`` that mean nothing."""
+    if not (_number(max_bid_raise) and max_bid_raise >= 1):
+        raise ValueError(
+            f"max_bid_raise must be a number of times the old bid, at least 1 (3.0: a bid may"
+            f" triple), got {max_bid_raise!r}"
+        )
+    if not (_number(max_bid_cut) and 0 <= max_bid_cut <= 1):
+        raise ValueError(
+            f"max_bid_cut must be the share of the old bid a cut may take, from 0 to 1 (2/3: a"
+            f" bid may fall to a third), got {max_bid_cut!r}"
+        )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def minimum_prices_of(prices: MinimumPrices | None) -> dict[tuple[int, str], float]:
+    """``prices`` keyed ``(int campaign id, upper-case country code)``, missing prices left
+    out; a key or price that is not one raises ValueError naming it."""
+    if prices is None:
+        return {}
+    if not isinstance(prices, Mapping):
+        raise ValueError(
+            f"minimum_prices must map (campaign id, country) to a price, got {type(prices)}"
+        )
+    out: dict[tuple[int, str], float] = {}
+    for key, price in prices.items():
+        try:
+            if not (isinstance(key, tuple) and len(key) == 2):
+                raise ValueError(key)
+            number = float(price)
+            out_key = (int(key[0]), str(key[1]).strip().upper())
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"minimum_prices: {key!r}: {price!r} is not (campaign id, country) -> price"
+            ) from None
+        if not math.isnan(number):
+            out[out_key] = number
+    return out
+
+
+def bid_jump(
+    old: float | None,
+    new: float,
+    max_bid_raise: float = DEFAULT_MAX_BID_RAISE,
+    max_bid_cut: float = DEFAULT_MAX_BID_CUT,
+    minimum: float | None = None,
+) -> str | None:
+    """Why a bid moved from ``old`` (None: a new item) to ``new`` trips ``bid_jump``, or None.
+
+    Exactly ``max_bid_raise`` times the old bid, exactly ``1 - max_bid_cut`` of it, or exactly
+    the minimum pass.
+    """
+    why = []
+    if old is not None and old > 0:
+        ratio = new / old
+        if ratio > max_bid_raise * (1 + _SLACK):
+            why.append(f"x{_ratio(ratio)}, raised more than {max_bid_raise:g}x")
+        elif ratio < (1 - max_bid_cut) * (1 - _SLACK):
+            why.append(f"x{_ratio(ratio)}, cut by more than {max_bid_cut:.0%}")
+    if minimum is not None and new < minimum * (1 - _SLACK):
+        why.append(f"below the minimum {money(minimum)}")
+    return "; ".join(why) or None
+
+
+def _ratio(ratio: float) -> str:
+    """``1453.5``, ``3.5``, ``0.01``, ``0.33``."""
+    return f"{ratio:.1f}" if ratio >= 1 else f"{ratio:.2g}"
+
+
+def bid_jumps(
+    changes: Iterable[BidChange],
+    names: Mapping[int, str] | None = None,
+    max_bid_raise: float = DEFAULT_MAX_BID_RAISE,
+    max_bid_cut: float = DEFAULT_MAX_BID_CUT,
+    minimum_prices: MinimumPrices | None = None,
+) -> list[str]:
+    """One line per bid that trips ``bid_jump``:
+    ``campaign 1000003 (Name) country IN: 0.0344 -> 50.00 (x1453.5, raised more than 3x)``."""
+    check_bid_limits(max_bid_raise, max_bid_cut)
+    minimums = minimum_prices_of(minimum_prices)
+    country = spec.bid_kind().name
+    out = []
+    for c in changes:
+        minimum = minimums.get((c.campaign_id, c.key.upper())) if c.target == country else None
+        why = bid_jump(c.old, c.new, max_bid_raise, max_bid_cut, minimum)
+        if why is None:
+            continue
+        name = (names or {}).get(c.campaign_id)
+        who = f"campaign {c.campaign_id}" + (f" ({name})" if name else "")
+        what = "bid rule" if c.target == BID_RULE else c.target
+        was = "new" if c.old is None else money(c.old)
+        out.append(f"{who} {what} {c.key}: {was} -> {money(c.new)} ({why})")
+    return out
+
+
+def _campaign_names(campaigns: pd.DataFrame | None) -> dict[int, str]:
+    if campaigns is None or campaigns.empty or "name" not in campaigns:
+        return {}
+    return {
+        int(i): str(n)
+        for i, n in zip(campaigns["id"], campaigns["name"], strict=True)
+        if isinstance(n, str) and n
+    }
+
+
 def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
     """Items per campaign and label (``country``, ``subid_black``, ``cidr:white``...)."""
     counts: dict[tuple[int, str], int] = defaultdict(int)
@@ -173,4 +387,21 @@ def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
     return counts
 
 
-__all__ = ["GUARDS", "PlanRefused", "check_guards", "live_counts", "tripped"]
+__all__ = [
+    "DEFAULT_MAX_BID_CUT",
+    "DEFAULT_MAX_BID_RAISE",
+    "GUARDS",
+    "BidChange",
+    "Guards",
+    "MinimumPrices",
+    "PlanRefused",
+    "bid_changes",
+    "bid_jump",
+    "bid_jumps",
+    "bid_rule",
+    "check_bid_limits",
+    "check_guards",
+    "live_counts",
+    "minimum_prices_of",
+    "tripped",
+]

@@ -203,6 +203,8 @@ def _summary_sheet(wb: Any, p: Parts) -> None:
         "Each proposal sheet has the columns of an action workbook's 'actions' sheet: rename",
         "it to 'actions' (or copy its rows into templates/country_bids.xlsx), then",
         "campaign-toolkit plan FILE shows the calls and campaign-toolkit apply FILE applies them.",
+        "A bid moved more than 3x up or cut by more than two thirds is refused unless --allow"
+        " bid_jump.",
     ]
     for i, line in enumerate(notes):
         _put(ws, row + i, 1, line)

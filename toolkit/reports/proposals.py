@@ -144,6 +144,18 @@ def _budget(
     return out.astype({"campaign_id": INT, "name": STRING, geo(): STRING})
 
 
+def minimum_prices(frame: pd.DataFrame) -> dict[tuple[int, str], float]:
+    """The service's minimum price per ``(campaign id, country)`` in the bid's unit: the
+    report's comparable rows whose price was asked (what the planner's ``bid_jump`` guard
+    checks new bids against)."""
+    ok = frame["comparable"].astype(bool) & frame["error"].isna() & frame["minimum"].notna()
+    rows = frame[ok.to_numpy(dtype=bool)]
+    return {
+        (int(c), str(g)): float(m)
+        for c, g, m in zip(rows["campaign_id"], rows[geo()], rows["minimum"], strict=True)
+    }
+
+
 def desired_countries(countries: pd.DataFrame, moved: pd.DataFrame) -> pd.DataFrame:
     """The countries table with the moved bids written in."""
     out = countries.copy()
@@ -170,4 +182,12 @@ def action_rows(moved: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-__all__ = ["TARGETS", "action_rows", "chosen", "desired_countries", "new_bid", "proposals"]
+__all__ = [
+    "TARGETS",
+    "action_rows",
+    "chosen",
+    "desired_countries",
+    "minimum_prices",
+    "new_bid",
+    "proposals",
+]

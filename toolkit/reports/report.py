@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from ..bulk.actions_templates import write_template
 from ..bulk.plan import Plan, make_plan
 from ..client import Client
 from ..client import connect as connect_client
+from ..errors import PlanRefused
 from ..frames import Account, load_account, load_balance
 from . import files, view
 from . import frame as report_frame
@@ -156,6 +157,7 @@ class BidReport:
         *,
         client: Client | None = None,
         live: Account | None = None,
+        allow: Iterable[str] = (),
         **options: Any,
     ) -> Plan:
         """The :class:`~toolkit.bulk.plan.Plan` that moves the bids of :meth:`proposals`.
@@ -164,19 +166,32 @@ class BidReport:
         account is the base of the three-way diff, and live state is read again for the
         campaigns the proposal touches (or ``live`` is used), so a bid changed since the
         report is a conflict, not overwritten. ``options`` go to
-        :func:`~toolkit.bulk.plan.make_plan` (``allow=``, ``prefer=``). Preview it, then
-        ``plan.apply(client)``; the run is journaled and ``toolkit.undo`` restores the bids.
+        :func:`~toolkit.bulk.plan.make_plan` (``prefer=``, ``max_bid_raise=``...). Preview it,
+        then ``plan.apply(client)``; the run is journaled and ``toolkit.undo`` restores the bids.
+
+        The planner's guards hold, with the report's minimum prices (of its comparable rows)
+        given to ``bid_jump``: a bid the proposal moves more than 3x up, or cuts by more than
+        two thirds, is refused (:class:`~toolkit.errors.PlanRefused`) unless
+        ``allow=["bid_jump"]``:
+
+        >>> plan = report.propose("recommended", allow=["bid_jump"])  # doctest: +SKIP
         """
         moved = proposal.chosen(self.frame, to)
         base = self._countries()
         desired = proposal.desired_countries(base, moved)
-        return make_plan(
-            self._client(client),
-            {"countries": desired},
-            base={"countries": base},
-            live=live,
-            **options,
-        )
+        options.setdefault("minimum_prices", proposal.minimum_prices(self.frame))
+        try:
+            return make_plan(
+                self._client(client),
+                {"countries": desired},
+                base={"countries": base},
+                live=live,
+                allow=allow,
+                **options,
+            )
+        except PlanRefused as exc:
+            how = f"report.propose({to!r}, allow=[{exc.guard!r}])"
+            raise PlanRefused(exc.guard, exc.details, how=how, rule=exc.rule) from None
 
     def to_actions(self, path: str | os.PathLike[str], to: str = "minimum") -> Path:
         """Write the proposal as a country-bids action workbook (one ``set`` row per moved

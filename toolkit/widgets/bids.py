@@ -12,6 +12,7 @@ capped at the recommended price; countries added and removed.
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import ipywidgets as w
 import numpy as np
@@ -151,6 +152,20 @@ class BidForm(Form):
         self.prices = merged.drop_duplicates(["campaign_id", geo], keep="last")
         self.say(f"prices of {len(f):,} row(s) asked in {report.calls} price call(s)", "ok")
         self.redraw()
+
+    def plan_options(self) -> dict[str, Any]:
+        """The minimum prices asked (Get prices), in the bid's unit: the planner's
+        ``bid_jump`` guard refuses a bid set below them (unless its allow box is ticked)."""
+        if self.prices is None or not len(self.prices):
+            return {}
+        geo = spec.bid_kind().column
+        known = self.prices[self.prices["minimum"].notna()]
+        return {
+            "minimum_prices": {
+                (int(c), str(g)): float(m)
+                for c, g, m in zip(known["campaign_id"], known[geo], known["minimum"], strict=True)
+            }
+        }
 
     # ------------------------------------------------------------------ edits
 

@@ -223,9 +223,15 @@ class Form(w.VBox):
             base=base,
             live=self.account,
             allow=self.allowed(),
+            **self.plan_options(),
         )
         self.last_plan = plan
         return plan
+
+    def plan_options(self) -> dict[str, Any]:
+        """More options of the planner for this form's plans (none here; the bid form gives
+        the minimum prices it has asked, so that ``bid_jump`` checks new bids against them)."""
+        return {}
 
     def preview(self) -> Plan:
         plan = self.plan()
