@@ -180,6 +180,34 @@ def test_apply_yes_changes_the_account_as_decided_and_undo_restores_it(env, tmp_
     assert snapshot(sb) == before
 
 
+def test_a_second_run_on_the_same_statistics_has_nothing_to_apply(env, tmp_path):
+    values, sb = env
+    first = run(["rules", *files(tmp_path), "--apply", "--yes"], values)
+    run_id = re.search(r"Applied: \d+ applied \(run ([0-9a-f-]+)\)", first.stdout).group(1)
+    after = snapshot(sb)
+    csv = tmp_path / "again.csv"
+    second = run(["rules", *files(tmp_path), "--apply", "--yes", "--decisions", str(csv)], values)
+    no_secret(second, sb)
+    assert second.stdout.startswith("Plan: nothing to do.\n"), second.stdout
+    assert "Applied" not in second.stdout and "planned" not in second.stdout
+    assert snapshot(sb) == after
+    decisions = pd.read_csv(csv, dtype={"key": str})
+    steps = decisions[decisions["rule"] == "cheaper countries"]
+    assert len(steps) and set(steps["status"]) == {"already"}
+    assert set(steps["earlier_run"]) == {run_id}  # the run that made the step
+    history = run(["history"], values).stdout
+    assert set(re.findall(r"\d{8}-\d{6}-[0-9a-f]{6}", history)) == {run_id}  # no empty run
+    # an as-of day outside the statistics: one line naming their days, the account not read
+    asked = sb.stats()
+    proc = run(["rules", *files(tmp_path), "--as-of", "2025-01-01"], values, check=False)
+    assert proc.returncode == 2 and proc.stdout == "" and sb.stats() == asked
+    assert re.fullmatch(
+        r"campaign-toolkit: as_of 2025-01-01 is outside the statistics "
+        r"\(\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\); give a day in that range\n",
+        proc.stderr,
+    ), proc.stderr
+
+
 def test_decisions_file_holds_every_decision(env, tmp_path):
     values, sb = env
     client = client_of(sb)

@@ -5,9 +5,11 @@ One library call, :func:`toolkit.evaluate_rules`: the rules over the tracker sta
 checked against the live account, become a plan whose preview shows each change with the
 rule and the numbers that decided it. Without ``--apply`` nothing is sent; with it the
 command asks (``--yes`` does not), applies, and journals the run so that
-``campaign-toolkit undo RUN_ID`` undoes it. Connection, confirmation, messages and exit codes
-are those of :mod:`toolkit.cli`, which hands its helpers over when it registers the command
-(:class:`Conventions`), so that this module does not import the one that imports it.
+``campaign-toolkit undo RUN_ID`` undoes it; the journal also tells the rules which steps
+they made already (a ``factor`` rule steps an item once per evidence). Connection,
+confirmation, messages and exit codes are those of :mod:`toolkit.cli`, which hands its
+helpers over when it registers the command (:class:`Conventions`), so that this module does
+not import the one that imports it.
 """
 
 from __future__ import annotations
@@ -127,8 +129,9 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     out = decisions_path(args.decisions)
     review = actions_path(args.actions)
     client = conv.connect(args)
+    journal = args.journal or "default"  # where earlier runs are remembered, and this one
     plan, decisions = toolkit.evaluate_rules(
-        rules, stats, client, as_of=args.as_of, allow=args.allow or ()
+        rules, stats, client, as_of=args.as_of, allow=args.allow or (), journal=journal
     )
     print(plan.summary(max_calls=args.max_calls))
     print(counts_text(decisions, rules))
@@ -149,7 +152,7 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     if not conv.ask(f"Apply {len(plan)} call(s)?", args.yes):
         print("Nothing sent.")
         return 1
-    result = plan.apply(client, journal=args.journal or "default")
+    result = plan.apply(client, journal=journal)
     print(result.summary())
     if out is not None:
         from .rules import with_outcomes
@@ -186,7 +189,8 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
         type=as_of_date,
         default=None,
         metavar="DATE",
-        help="the last day of the windows (YYYY-MM-DD; default: the statistics' last day)",
+        help="cut the statistics at this day (YYYY-MM-DD, a day they cover; default: their"
+        " last day)",
     )
     p.add_argument(
         "--allow",

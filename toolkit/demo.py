@@ -77,10 +77,13 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     print(both.round(3).to_string(index=False))
     rules = demo_rules(limit=3)
     (out / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False), "utf-8")
-    plan, decisions = toolkit.evaluate_rules(out / "rules.yaml", out / "stats.csv", client)
+    journal = out / "journal.db"  # what the rules did is remembered where the run is journaled
+    plan, decisions = toolkit.evaluate_rules(
+        out / "rules.yaml", out / "stats.csv", client, journal=journal
+    )
     decisions.to_csv(out / "decisions.csv", index=False)
     print(plan.summary(max_calls=6, max_lines=2))
-    return plan.apply(client, progress=not quiet, journal=out / "journal.db")
+    return plan.apply(client, progress=not quiet, journal=journal)
 
 
 def run_demo(out: Path, *, quiet: bool = False) -> int:

@@ -7,6 +7,10 @@
 - :mod:`~toolkit.rules.decide`: statistics to decisions with their evidence
   (:func:`toolkit.rules.decide.decide`);
 - :mod:`~toolkit.rules.evaluate`: decisions to a plan (:func:`evaluate_rules`);
+- :mod:`~toolkit.rules.memory`: what rules remember of their runs (a ``factor`` step made
+  once per evidence, or once per ``cooldown``);
+- :mod:`~toolkit.rules.changes`: the changes of planned decisions, for the preview's
+  reasons and their outcomes (:func:`with_outcomes`);
 - :mod:`~toolkit.rules.actions`: the planned decisions as an action workbook, for a review
   in Excel (:func:`to_actions`);
 - :mod:`~toolkit.rules.backtest`: rules replayed day by day over past statistics

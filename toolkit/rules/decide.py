@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import RuleProblem, RulesError
+from ..errors import RuleProblem, RulesError, ValidationError
 from ..frames.schemas import FLOAT, INT, STRING
 from ..stats.countries import country_codes
 from ..stats.schema import COUNTRY
@@ -73,6 +73,7 @@ class Stats:
         self.columns = columns
         self._sums: dict[tuple[Any, Any], pd.DataFrame] = {}
         self._last: dt.date | None = None
+        self._first: dt.date | None = None
 
     def last_day(self) -> dt.date | None:
         """The last day the statistics cover (None when they carry no dates)."""
@@ -84,19 +85,33 @@ class Stats:
                 self._last = None if pd.isna(last) else last.date()
         return self._last
 
+    def first_day(self) -> dt.date | None:
+        """The first day the statistics cover (None when they carry no dates); an export's
+        path is summed per day for it (only asked when an as-of day needs checking)."""
+        if self._first is None:
+            if self.path is not None:
+                from ..stats import aggregate
+
+                dates = aggregate(self.path, by=("date",), columns=self.columns)["date"]
+            else:
+                dates = self.frame["date"]
+            first = pd.to_datetime(dates, utc=True).min()
+            self._first = None if pd.isna(first) else first.date()
+        return self._first
+
     def prefetch(self, days: Iterable[int | None], as_of: Any = None) -> None:
         """Sum the windows of the last ``days`` days (None: every row) up to ``as_of`` (or
         the last day) now; an export's path is read in two scans whatever the windows
         (:func:`toolkit.stats.duck.window_sums`), and a bad file raises here."""
-        days = list(days)
+        days, cut = list(days), as_of is not None
         if self.path is None:
             last = last_day(self, as_of)
             for n in days:
-                self.sums(*_window(n, last))
+                self.sums(*_window(n, last, cut))
             return
         if self._last is not None:
             end = pd.Timestamp(as_of).date() if as_of is not None else self._last
-            if all(_window(n, end) in self._sums for n in days):
+            if all(_window(n, end, cut) in self._sums for n in days):
                 return
         from ..stats.duck import window_sums
 
@@ -137,14 +152,22 @@ def in_days(dates: pd.Series, since: dt.date | None, until: dt.date | None) -> n
     return keep
 
 
-def window_of(rule: Rule, last: dt.date | None) -> tuple[dt.date | None, dt.date | None]:
-    """The first and last day a rule reads (``None, None``: every row)."""
-    return _window(rule.window, last)
+def window_of(
+    rule: Rule, last: dt.date | None, cut: bool = False
+) -> tuple[dt.date | None, dt.date | None]:
+    """The first and last day a rule reads: the last ``rule.window`` days up to ``last``;
+    a rule without a window reads every day (``None, None``), up to ``last`` when ``cut``
+    (``last`` is an as-of day)."""
+    return _window(rule.window, last, cut)
 
 
-def _window(days: int | None, last: dt.date | None) -> tuple[dt.date | None, dt.date | None]:
-    if days is None or last is None:
+def _window(
+    days: int | None, last: dt.date | None, cut: bool = False
+) -> tuple[dt.date | None, dt.date | None]:
+    if last is None:
         return None, None
+    if days is None:
+        return (None, last) if cut else (None, None)
     return last - dt.timedelta(days=days - 1), last
 
 
@@ -225,12 +248,17 @@ def _shown(metric: str, value: float) -> str:
 
 
 Done = Callable[[Rule, pd.DataFrame], np.ndarray]
+#: Per rule, how many changes it made per campaign on the same evidence already.
+Made = Callable[[Rule], Mapping[int, int]]
 
 
-def _limited(rows: pd.DataFrame, rule: Rule, done: Done | None = None) -> pd.DataFrame:
+def _limited(
+    rows: pd.DataFrame, rule: Rule, done: Done | None = None, made: Made | None = None
+) -> pd.DataFrame:
     """Strongest first (``rule.rank`` descending, then cost), the ones past the per-campaign
     limit marked; rows ``done`` says the account already is as the rule wants are
-    ``already`` and take no place in the limit."""
+    ``already`` and take no place in the limit; the changes ``made`` on the same evidence
+    already take theirs."""
     rows = rows.sort_values(
         [rule.rank, "cost", "campaign_id", "key"],
         ascending=[False, False, True, True],
@@ -242,7 +270,9 @@ def _limited(rows: pd.DataFrame, rule: Rule, done: Done | None = None) -> pd.Dat
     rows.loc[mask, "status"] = ALREADY
     if rule.limit is not None:
         place = rows[~mask].groupby("campaign_id", observed=True).cumcount()
-        rows.loc[place[place >= rule.limit].index, "status"] = OVER_LIMIT
+        used = made(rule) if made is not None else {}
+        taken = rows.loc[place.index, "campaign_id"].map(lambda c: used.get(int(c), 0))
+        rows.loc[place[place + taken >= rule.limit].index, "status"] = OVER_LIMIT
     return rows
 
 
@@ -252,21 +282,22 @@ def decide_rule(
     formats: Mapping[int, str] | None = None,
     as_of: Any = None,
     done: Done | None = None,
+    made: Made | None = None,
 ) -> pd.DataFrame:
     """One rule's decisions (see :data:`DECISION_COLUMNS`)."""
     last = last_day(stats, as_of)
     if rule.window is not None and last is None:
         message = f"a window of {rule.window} days, but the statistics carry no dates"
         raise RulesError([RuleProblem(rule.number or None, rule.name, "window", message)])
-    since, until = window_of(rule, last)
+    since, until = window_of(rule, last, as_of is not None)
     ev = _scoped(evidence_of(stats.sums(since, until), rule), rule, formats)
     hit = np.ones(len(ev), dtype=bool)
     for clause in rule.when:
         hit &= clause.holds(ev)
-    rows = _limited(ev[hit], rule, done)
+    rows = _limited(ev[hit], rule, done, made)
     rows["rule"] = rule.name
     rows["action"] = rule.action
-    rows["since"], rows["until"] = since, until
+    rows["since"], rows["until"] = since, last  # until: the last day of the evidence
     rows["why"] = _why(rows, rule)
     return rows.reindex(columns=list(DECISION_COLUMNS))
 
@@ -276,10 +307,58 @@ def last_day(stats: Stats, as_of: Any = None) -> dt.date | None:
     return pd.Timestamp(as_of).date() if as_of is not None else stats.last_day()
 
 
-def read_windows(rules: list[Rule], stats: Stats, as_of: Any = None) -> None:
+def as_of_day(as_of: Any) -> dt.date | None:
+    """``as_of`` (a date, a timestamp or ``"2026-01-31"``) as a day; None when not given."""
+    if as_of is None:
+        return None
+    try:
+        day = pd.Timestamp(as_of)
+    except (ValueError, TypeError):
+        day = pd.NaT
+    if pd.isna(day):
+        raise ValidationError(f"as_of {as_of!r} is not a date; give it as 2026-01-31")
+    return day.date()
+
+
+def check_as_of(stats: Stats, as_of: Any) -> dt.date | None:
+    """``as_of`` as a day, checked to lie within the statistics' days (a
+    :class:`~toolkit.errors.ValidationError` in one line naming their first and last day
+    otherwise); None when not given. Sum the statistics first (:func:`read_windows` with
+    ``whole=True``): an export's path is then not read again for the check.
+
+    >>> stats = Stats(pd.DataFrame({"date": pd.to_datetime(["2026-01-30", "2026-01-31"]),
+    ...     "campaign_id": [7, 7], "level": ["subid"] * 2, "key": ["a", "a"],
+    ...     "clicks": [1, 2], "cost": [0.1, 0.2], "conversions": [0, 0], "revenue": [0.0] * 2}))
+    >>> try:
+    ...     check_as_of(stats, "2026-02-01")
+    ... except ValidationError as exc:
+    ...     print(exc)
+    as_of 2026-02-01 is outside the statistics (2026-01-30 to 2026-01-31); give a day in...
+    """
+    day = as_of_day(as_of)
+    if day is None:
+        return None
+    last = stats.last_day()
+    if last is None:
+        raise ValidationError(f"as_of {day}: the statistics carry no dates to cut at that day")
+    if day <= last and not stats.sums(None, day).empty:
+        return day  # rows up to that day: it is not before the first day
+    first = stats.first_day()
+    if first is not None and first <= day <= last:
+        return day
+    raise ValidationError(
+        f"as_of {day} is outside the statistics ({first} to {last}); give a day in that range"
+    )
+
+
+def read_windows(
+    rules: list[Rule], stats: Stats, as_of: Any = None, *, whole: bool = False
+) -> None:
     """Sum the statistics of every rule's window now (a bad file raises
-    :class:`~toolkit.errors.StatsError` here, before anything else is asked)."""
-    stats.prefetch([rule.window for rule in rules if rule.enabled], as_of)
+    :class:`~toolkit.errors.StatsError` here, before anything else is asked); ``whole``:
+    every row up to ``as_of`` too (what :func:`check_as_of` looks at)."""
+    days = [rule.window for rule in rules if rule.enabled]
+    stats.prefetch([*days, None] if whole else days, as_of)
 
 
 def decide(
@@ -290,6 +369,7 @@ def decide(
     as_of: Any = None,
     columns: Mapping[str, str] | None = None,
     done: Done | None = None,
+    made: Made | None = None,
 ) -> pd.DataFrame:
     """Every enabled rule's decisions, in rule order: one row per item whose condition holds.
 
@@ -297,12 +377,14 @@ def decide(
     frame or an export's path (summed by DuckDB). ``formats``: campaign id -> format code,
     for rules scoped to formats. ``as_of``: the last day of the windows (default: the last
     day in the statistics). ``done(rule, rows)``: which rows the account already is as the
-    rule wants (``already``, outside the limit).
+    rule wants (``already``, outside the limit). ``made(rule)``: per campaign, how many
+    changes the rule made on the same evidence already (they take their places in its
+    ``limit``, which counts per campaign and evidence).
     """
     rules = load_rules(rules)
     source = stats if isinstance(stats, Stats) else Stats(stats, columns=columns)
     read_windows(rules, source, as_of)
-    parts = [decide_rule(r, source, formats, as_of, done) for r in rules if r.enabled]
+    parts = [decide_rule(r, source, formats, as_of, done, made) for r in rules if r.enabled]
     parts = [p for p in parts if len(p)]
     if not parts:
         return empty_decisions()
@@ -336,6 +418,8 @@ def empty_decisions() -> pd.DataFrame:
 __all__ = [
     "ALREADY",
     "DECIDED",
+    "as_of_day",
+    "check_as_of",
     "DECISION_COLUMNS",
     "OVER_LIMIT",
     "Stats",

@@ -9,8 +9,11 @@ and written into its tables, then planned by the one planner every face uses.
 Each decided row gets a ``status``; the first rule to decide an item wins:
 
 - ``planned``: in the plan;
-- ``already``: the account is already so (it takes no place in the rule's ``limit``);
-- ``over limit``: past the rule's ``limit`` for its campaign;
+- ``already``: the account is already so, or the rule stepped the bid by its ``factor``
+  already on this evidence (``earlier_run`` names the run; :mod:`toolkit.rules.memory`);
+  it takes no place in the rule's ``limit``;
+- ``over limit``: past the rule's ``limit`` for its campaign (the changes made on the same
+  evidence already count);
 - ``conflict``: an earlier rule decided the same item otherwise (another action, or another
   bid or factor);
 - ``earlier rule``: an earlier rule decided the same item the same way (planned once, with
@@ -23,7 +26,10 @@ Each decided row gets a ``status``; the first rule to decide an item wins:
 - ``archived``: a campaign to pause that is archived;
 - ``guard drop_share`` / ``guard empty_whitelist``: the list's drops would trip that guard
   of the planner; the list's changes are held back and the rest of the plan goes ahead
-  (``allow=`` lifts the guard, as for :func:`toolkit.plan`).
+  (``allow=`` lifts the guard, as for :func:`toolkit.plan`);
+- ``guard bid_jump``: the new bid would trip that guard (raised more than ``max_bid_raise``
+  times the live bid, cut by more than ``max_bid_cut`` of it, or below ``minimum_prices``
+  when given); that bid is held back and the rest of the plan goes ahead.
 
 A ``factor`` scales the current bid: a country's bid, or a source's or subId's bid rule; an
 item without a bid rule of its own is bought at its campaign's country bids, so its new bid
@@ -32,6 +38,7 @@ rule is the factor times the campaign's highest country bid (``old`` shows that 
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -42,24 +49,43 @@ import pandas as pd
 
 from .. import spec
 from ..bulk.calls import BID_RULE, CAMPAIGN
-from ..bulk.guards import DEFAULT_MAX_DROP_SHARE, live_counts, tripped
-from ..bulk.plan import Plan, make_plan, read_live
-from ..bulk.result_book import worst_of
+from ..bulk.guards import (
+    DEFAULT_MAX_BID_CUT,
+    DEFAULT_MAX_BID_RAISE,
+    DEFAULT_MAX_DROP_SHARE,
+    BidChange,
+    bid_jumps,
+    live_counts,
+    tripped,
+)
+from ..bulk.plan import Plan, account_of, make_plan, read_live
 from ..bulk.workbook_layout import MAX_BID
 from ..frames import Account
 from ..stats.schema import COUNTRY
-from .decide import ALREADY, DECIDED, Stats, decide, read_windows, typed
+from .changes import PLANNED, list_name, reasons, with_outcomes
+from .decide import (
+    ALREADY,
+    DECIDED,
+    Stats,
+    as_of_day,
+    check_as_of,
+    decide,
+    last_day,
+    read_windows,
+    typed,
+)
+from .memory import Memory, provenance
 from .model import Rule, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..bulk.outcomes import ApplyResult
+    from ..bulk.journal import Journal
     from ..client import Client
 
-PLANNED, CONFLICT, EARLIER = "planned", "conflict", "earlier rule"
+CONFLICT, EARLIER = "conflict", "earlier rule"
 NO_WHITELIST = "no whitelist"
 UNKNOWN, NOT_TARGETED, NO_BID, ARCHIVED = "unknown campaign", "not targeted", "no bid", "archived"
 #: The columns evaluation adds to the decisions frame.
-EXTRA_COLUMNS = ("campaign_name", "target", "old", "new")
+EXTRA_COLUMNS = ("campaign_name", "target", "old", "new", "earlier_run")
 
 
 class RulesResult(NamedTuple):
@@ -67,13 +93,6 @@ class RulesResult(NamedTuple):
 
     plan: Plan
     decisions: pd.DataFrame
-
-
-def list_name(level: str, colour: str) -> str:
-    """The list of ``level`` items (``source``/``subid``) of a colour (``black``/``white``)."""
-    return next(
-        lk.name for lk in spec.LISTS.values() if lk.entity == level and lk.list_type == colour
-    )
 
 
 @dataclass
@@ -166,10 +185,19 @@ def _paused(s: _State, rule: Rule, cid: int, key: str) -> bool:
     return s.work.get(cid) == "Paused"
 
 
+def _bid_set(s: _State, rule: Rule, cid: int, key: str) -> bool:
+    """Whether the item's live bid is the one the rule would set (a fixed bid set already,
+    or a factor's bid held at the service's bounds)."""
+    _, old = _live_bid(s, rule, cid, key)
+    new = _new_bid(rule, old)
+    return old is not None and new is not None and abs(old - min(max(new, 0.0001), MAX_BID)) < 1e-9
+
+
 #: Per action, whether the account already is as it wants (before any change is made).
 DONE: dict[str, Callable[[_State, Rule, int, str], bool]] = {
     "blacklist": _blacklisted,
     "whitelist": _whitelisted,
+    "bid": _bid_set,
     "pause": _paused,
 }
 
@@ -196,18 +224,24 @@ def _new_bid(rule: Rule, old: float | None) -> float | None:
     return round(old * rule.factor, 4)
 
 
-def _bid(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
+def _live_bid(s: _State, rule: Rule, cid: int, key: str) -> tuple[str, float | None]:
+    """The target of a bid decision and the live bid it scales or replaces (None: none)."""
     if rule.level == COUNTRY:
-        code = key.strip().upper()
-        old = s.countries.get((cid, code))
+        return COUNTRY, s.countries.get((cid, key.strip().upper()))
+    old = s.bid_rules.get((cid, key))
+    if old is None and rule.factor is not None:  # bought at the campaign's bids
+        old = s.top_bids.get(cid)
+    return BID_RULE, old
+
+
+def _bid(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
+    target, old = _live_bid(s, rule, cid, key)
+    if target == COUNTRY:
         if old is None:
             return NOT_TARGETED, COUNTRY, None, None
-        target, book, where = COUNTRY, s.country_bids, (cid, code)
+        book, where = s.country_bids, (cid, key.strip().upper())
     else:
-        old = s.bid_rules.get((cid, key))
-        if old is None and rule.factor is not None:  # bought at the campaign's bids
-            old = s.top_bids.get(cid)
-        target, book, where = BID_RULE, s.rule_bids, (cid, key)
+        book, where = s.rule_bids, (cid, key)
     new = _new_bid(rule, old)
     if new is None:
         return NO_BID, target, old, None
@@ -245,10 +279,14 @@ def settle(decisions: pd.DataFrame, rules: list[Rule], state: _State) -> pd.Data
     out = decisions.copy()
     results: list[Outcome] = []
     for row in out.itertuples(index=False):
+        rule, cid, key = by_name[row.rule], int(row.campaign_id), str(row.key)
+        if row.status == ALREADY and rule.action == "bid":  # the target and its live bid
+            results.append((ALREADY, *_live_bid(state, rule, cid, key), None))
+            seen.setdefault((cid, row.level, key), (rule.name, rule.action, rule.bid, rule.factor))
+            continue
         if row.status != DECIDED:
             results.append((row.status, None, None, None))
             continue
-        rule, cid, key = by_name[row.rule], int(row.campaign_id), str(row.key)
         earlier = seen.get((cid, row.level, key))
         if earlier is not None:
             same = earlier[1:] == (rule.action, rule.bid, rule.factor)
@@ -271,11 +309,15 @@ def hold_back(
     account: Account,
     allow: Any = (),
     max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
+    **bid_options: Any,
 ) -> pd.DataFrame:
     """Hold back the list changes of the lists whose drops would trip a guard
-    (``drop_share``, ``empty_whitelist``): those decisions get the status ``guard <name>``
-    and nothing of them is planned, so the rest of the plan goes ahead; ``allow`` lifts the
-    guards by name, as for :func:`toolkit.plan`."""
+    (``drop_share``, ``empty_whitelist``) and the bids that would trip ``bid_jump``: those
+    decisions get the status ``guard <name>`` and nothing of them is planned, so the rest of
+    the plan goes ahead; ``allow`` lifts the guards by name, as for :func:`toolkit.plan`.
+    ``bid_options`` are the planner's ``max_bid_raise``, ``max_bid_cut`` and
+    ``minimum_prices``."""
+    decisions = _hold_back_bids(decisions, state, set(allow), **bid_options)
     dropped: dict[tuple[int, str], set[Any]] = defaultdict(set)
     added: dict[tuple[int, str], set[Any]] = defaultdict(set)
     for cid, name, key in state.drops:
@@ -298,6 +340,41 @@ def hold_back(
     for i, g in zip(out.index, guard, strict=True):
         if g is not None:
             out.loc[i, "status"] = f"guard {g}"
+    return out
+
+
+def _hold_back_bids(
+    decisions: pd.DataFrame,
+    state: _State,
+    allowed: set[str],
+    max_bid_raise: float = DEFAULT_MAX_BID_RAISE,
+    max_bid_cut: float = DEFAULT_MAX_BID_CUT,
+    minimum_prices: Any = None,
+) -> pd.DataFrame:
+    """The planned bids that would trip ``bid_jump`` (against the live bid they replace, as
+    the planner judges them) taken out of the state, their decisions ``guard bid_jump``."""
+    if "bid_jump" in allowed:
+        return decisions
+    books = {  # the decisions' target: the planner's, the new bids, the live ones
+        COUNTRY: (spec.bid_kind().name, state.country_bids, state.countries),
+        BID_RULE: (BID_RULE, state.rule_bids, state.bid_rules),
+    }
+    held: set[tuple[int, str, str]] = set()
+    for target, (planned, book, live) in books.items():
+        for (cid, key), new in list(book.items()):
+            change = BidChange(cid, planned, key, live.get((cid, key)), new)
+            if bid_jumps([change], None, max_bid_raise, max_bid_cut, minimum_prices):
+                held.add((cid, target, key))
+                del book[(cid, key)]
+    if not held:
+        return decisions
+    out = decisions.copy()
+    for i, row in zip(out.index, out.itertuples(index=False), strict=True):
+        if row.status != PLANNED:
+            continue
+        key = str(row.key).strip().upper() if row.target == COUNTRY else str(row.key)
+        if (int(row.campaign_id), str(row.target), key) in held:
+            out.loc[i, "status"] = "guard bid_jump"
     return out
 
 
@@ -348,55 +425,6 @@ def _upsert(df: pd.DataFrame, key: str, bids: Mapping[tuple[int, str], float]) -
     return pd.concat([df, extra], ignore_index=True)
 
 
-def _changes(decisions: pd.DataFrame) -> list[tuple[Any, list[tuple[int, str, str]]]]:
-    """Per planned decision (its row), the ``(campaign_id, target, key)`` of the changes it
-    may make, as the plan's edits and outcomes name them: a list change may also drop the
-    item from the other list of its level; a campaign's move has the key ``""``."""
-    out = []
-    for row in decisions[decisions["status"] == PLANNED].itertuples():
-        cid, target = int(row.campaign_id), str(row.target)
-        key = "" if target == CAMPAIGN else str(row.key)
-        names = [target]
-        if target in spec.LISTS:
-            names += [list_name(str(row.level), c) for c in ("black", "white")]
-        out.append((row, [(cid, n, key) for n in dict.fromkeys(names)]))
-    return out
-
-
-def reasons(decisions: pd.DataFrame) -> dict[tuple[int, str, str], str]:
-    """``(campaign_id, target, key) -> "rule: why"`` of the planned decisions, as the plan
-    preview looks them up (a campaign's move has the key ``""``)."""
-    out: dict[tuple[int, str, str], str] = {}
-    for row, keys in _changes(decisions):
-        for key in keys:
-            out.setdefault(key, f"{row.rule}: {row.why}")
-    return out
-
-
-def with_outcomes(decisions: pd.DataFrame, result: ApplyResult) -> pd.DataFrame:
-    """The decisions with what became of each planned one when its plan was applied:
-    ``outcome`` (the worst outcome of its changes: ``applied``, ``already``, ``failed``,
-    ``unknown``, ``restored``, ``lost``; missing for a decision not planned or not sent)
-    and ``message`` (the service's words, when it refused).
-
-    >>> result = plan.apply(client)                                     # doctest: +SKIP
-    >>> with_outcomes(decisions, result).outcome.value_counts()         # doctest: +SKIP
-    """
-    found: dict[tuple[int, str, str], list[tuple[str, str | None]]] = defaultdict(list)
-    for r in result.to_frame().itertuples(index=False):
-        key = "" if r.target == CAMPAIGN or r.item is None else str(r.item)
-        message = None if pd.isna(r.message) else str(r.message)
-        found[(int(r.campaign_id), str(r.target), key)].append((str(r.outcome), message))
-    out = decisions.copy()
-    out["outcome"] = pd.Series(pd.NA, index=out.index, dtype="string")
-    out["message"] = pd.Series(pd.NA, index=out.index, dtype="string")
-    for row, keys in _changes(decisions):
-        pairs = [p for k in keys for p in found.get(k, [])]
-        if pairs:
-            out.loc[row.Index, ["outcome", "message"]] = worst_of(pairs)
-    return out
-
-
 def evaluate_rules(
     rules: Any,
     stats: Any,
@@ -405,6 +433,7 @@ def evaluate_rules(
     client: Client | None = None,
     as_of: Any = None,
     columns: Mapping[str, str] | None = None,
+    journal: Journal | str | os.PathLike[str] | None = "default",
     **plan_options: Any,
 ) -> RulesResult:
     """The plan that carries out the rules' decisions on the account, and every decision
@@ -414,44 +443,80 @@ def evaluate_rules(
     ``stats``: a stats frame (:func:`toolkit.read_stats`) or an export's path (summed by
     DuckDB, never loaded whole). ``account``: a client (the live account is read) or an
     :class:`~toolkit.frames.Account` snapshot (``client=`` is then only needed to apply).
+    ``as_of``: the day the statistics are cut at (every rule reads its data up to it; a day
+    outside the statistics is a :class:`~toolkit.errors.ValidationError`).
+    ``journal``: where earlier runs are remembered (``"default"``: the command line's;
+    ``None``: nothing remembered), so that a ``factor`` rule steps an item once per evidence
+    (:mod:`toolkit.rules.memory`); the plan carries the provenance of each change
+    (``plan.provenance``) for its run to journal.
     ``plan_options`` go to :func:`toolkit.plan` (``allow=``, ``max_drop_share=``...).
     The plan's preview shows each change with the rule and the numbers that decided it.
     """
     rules = load_rules(rules)
-    source = Stats(stats, columns=columns)
-    read_windows(rules, source, as_of)  # a bad export fails before the account is read
+    source, as_of = Stats(stats, columns=columns), as_of_day(as_of)
+    read_windows(rules, source, as_of, whole=as_of is not None)  # a bad export fails first
+    check_as_of(source, as_of)  # and an as-of day outside it, before the account is read
     if not isinstance(account, Account):
         client, account = account, read_live(account)
+    state = _State.of(account)
+    where = client.base_url if client is not None else account.source
+    memory = Memory.read(journal, rules, where, account_of(account), last_day(source, as_of))
+    decisions = _decided(rules, source, account, state, memory, as_of, plan_options)
+    tables = desired(account, state)
+    base = {name: account.table(name) for name in tables}  # only the edited rows are diffed
+    plan = make_plan(client, tables, base, live=account, **plan_options)
+    plan.reasons = reasons(decisions)
+    plan.provenance = provenance(decisions[decisions["status"] == PLANNED], rules, memory.evidence)
+    return RulesResult(plan, _typed(decisions))
+
+
+def _decided(
+    rules: list[Rule],
+    source: Stats,
+    account: Account,
+    state: _State,
+    memory: Memory,
+    as_of: Any,
+    plan_options: Mapping[str, Any],
+) -> pd.DataFrame:
+    """Every decision settled against the account and what the rules remember (the steps
+    made already), the guarded changes held back, with the campaigns' names."""
     campaigns = account.table("campaigns")
     formats = dict(
         zip(campaigns["id"].astype(int), campaigns["ad_format"].astype(str), strict=True)
     )
-    state = _State.of(account)
-    decisions = decide(rules, source, formats=formats, as_of=as_of, done=state.is_done)
+
+    def done(rule: Rule, rows: pd.DataFrame) -> np.ndarray:
+        return state.is_done(rule, rows) | memory.is_done(rule, rows)
+
+    decisions = decide(rules, source, formats=formats, as_of=as_of, done=done, made=memory.made_by)
     decisions = settle(decisions, rules, state)
+    decisions = memory.stepped(decisions, rules)
     decisions = hold_back(
         decisions,
         state,
         account,
         plan_options.get("allow", ()),
         plan_options.get("max_drop_share", DEFAULT_MAX_DROP_SHARE),
+        **{
+            k: plan_options[k]
+            for k in ("max_bid_raise", "max_bid_cut", "minimum_prices")
+            if k in plan_options
+        },
     )
     names = dict(zip(campaigns["id"].astype(int), campaigns["name"].astype(str), strict=True))
     decisions.insert(2, "campaign_name", decisions["campaign_id"].astype(int).map(names))
-    tables = desired(account, state)
-    base = {name: account.table(name) for name in tables}  # only the edited rows are diffed
-    plan = make_plan(client, tables, base, live=account, **plan_options)
-    plan.reasons = reasons(decisions)
-    return RulesResult(plan, _typed(decisions))
+    return decisions
 
 
 def _typed(decisions: pd.DataFrame) -> pd.DataFrame:
     out = typed(decisions.drop(columns=list(EXTRA_COLUMNS)))
     out.insert(2, "campaign_name", decisions["campaign_name"].astype("string").to_numpy())
     at = out.columns.get_loc("status") + 1
-    for i, col in enumerate(("target", "old", "new")):
+    for i, col in enumerate(("target", "old", "new", "earlier_run")):
         out.insert(at + i, col, decisions[col].to_numpy())
     out["target"] = out["target"].astype("string")
+    out["earlier_run"] = out["earlier_run"].astype("string")
     return out
 
 

@@ -15,6 +15,7 @@ FIELDS: tuple[str, ...] = (
     "action",
     "scope",
     "window",
+    "cooldown",
     "limit",
     "bid",
     "factor",

@@ -15,6 +15,9 @@ A rule is a dict (or a YAML/JSON file of them) with these fields:
   ``pause`` (a campaign);
 - ``scope``: ``campaigns`` (ids) and/or ``formats`` (``push``...), or ``all`` (the default);
 - ``window``: the last N days of the statistics (all of them when left out);
+- ``cooldown``: for a ``factor`` (a step of the current bid), the days of new data after
+  which the rule may step the same item again (without it, a rule steps an item once; see
+  :mod:`toolkit.rules.memory`);
 - ``limit``: at most K decisions per campaign per run (the strongest first, by ``rank``,
   ``cost`` by default, descending);
 - ``payout``: revenue per conversion for the break-even rate (default: the campaign's own
@@ -158,6 +161,7 @@ class Rule:
     formats: tuple[str, ...] | None = None
     window: int | None = None
     limit: int | None = None
+    cooldown: int | None = None
     bid: float | None = None
     factor: float | None = None
     payout: float | None = None
@@ -183,7 +187,7 @@ class Rule:
         }
         if scope:
             out["scope"] = scope
-        for key in ("window", "limit", "bid", "factor", "payout"):
+        for key in ("window", "cooldown", "limit", "bid", "factor", "payout"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         if self.rank != "cost":
@@ -354,6 +358,7 @@ def _checked(number: int, entry: Any, problems: list[RuleProblem]) -> Rule | Non
     rank = c.choice("rank", tuple(METRICS), "cost")
     of = c.choice("of", LEVELS, "source")
     window, limit = c.number_of("window", whole=True), c.number_of("limit", whole=True)
+    cooldown = _cooldown(c, action, factor)
     payout = c.number_of("payout")
     enabled = entry.get("enabled", True)
     if not isinstance(enabled, bool):
@@ -369,6 +374,7 @@ def _checked(number: int, entry: Any, problems: list[RuleProblem]) -> Rule | Non
         formats,
         window,
         limit,
+        cooldown,
         bid,
         factor,
         payout,
@@ -430,6 +436,19 @@ def _listed(value: Any) -> list[Any] | None:
     if isinstance(value, (str, int)):
         return [value]
     return list(value)
+
+
+def _cooldown(c: _Check, action: str, factor: float | None) -> int | None:
+    """``cooldown`` (whole days above 0), only for a rule that steps a bid by a factor: a
+    fixed bid, a list or a pause is made once and stays so, whatever new data come."""
+    cooldown = c.number_of("cooldown", whole=True)
+    if cooldown is not None and (action != "bid" or factor is None):
+        c.bad(
+            "cooldown",
+            "only a bid rule with a factor steps again; leave cooldown out here (a bid, a"
+            " list or a pause is set once and stays so)",
+        )
+    return cooldown
 
 
 def _prices(c: _Check, action: str, bid: float | None, factor: float | None) -> None:

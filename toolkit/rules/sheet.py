@@ -1,7 +1,8 @@
 """Rules in a workbook, for those who keep their rules in Excel: a ``rules`` sheet with one
 rule per row and the fields as columns (``name``, ``level``, ``when``, ``action``,
-``window``, ``limit``, ``bid``, ``factor``, ``payout``, ``rank``, ``of``, ``enabled``, and the
-scope as ``campaigns`` and ``formats``: ids or codes separated by commas). Empty cells are
+``window``, ``cooldown``, ``limit``, ``bid``, ``factor``, ``payout``, ``rank``, ``of``,
+``enabled``, and the scope as ``campaigns`` and ``formats``: ids or codes separated by
+commas). Empty cells are
 fields left out; rows without any value are skipped; other sheets are never read.
 
 >>> rules = toolkit.load_rules("rules.xlsx")                           # doctest: +SKIP

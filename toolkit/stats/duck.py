@@ -72,7 +72,8 @@ def window_sums(
     several windows at once, in two scans of the file (one checks every value and finds the
     last day, one sums every window): the file's last day, and per window ``(since, until)``
     its sums, for each of ``days``: the last N days up to ``as_of`` (default: the last day),
-    or every row for ``None`` (the window ``(None, None)``).
+    or for ``None`` every row (the window ``(None, None)``), up to ``as_of`` when given
+    (``(None, as_of)``).
 
     The values are checked as :func:`toolkit.stats.read_stats` checks them (a bad file raises
     :class:`toolkit.errors.StatsError` with the lines). XLSX files are summed with pandas.
@@ -81,11 +82,11 @@ def window_sums(
     if path.suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
         frame = read_stats(path, columns, layout=layout)
         last = _day(frame["date"].max())
-        windows = _windows(days, _day(as_of) or last)
+        windows = _windows(days, _day(as_of) or last, _day(as_of))
         return last, {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
     with _opened(path, columns, layout) as (con, mapping):
         last = _check(con, mapping, str(path))
-        windows = _windows(days, _day(as_of) or last)
+        windows = _windows(days, _day(as_of) or last, _day(as_of))
         wide = con.execute(_windows_query(mapping, windows)).df()
     out = {}
     for i, window in enumerate(windows):
@@ -101,14 +102,17 @@ def _day(value: Any) -> dt.date | None:
     return None if value is None or pd.isna(value) else pd.Timestamp(value).date()
 
 
-def _windows(days: Sequence[int | None], last: dt.date | None) -> list[Window]:
+def _windows(
+    days: Sequence[int | None], last: dt.date | None, cut: dt.date | None = None
+) -> list[Window]:
+    """The ``(since, until)`` of each of ``days`` ending on ``last``; ``None`` days: every
+    day, up to ``cut`` when given."""
     out: list[Window] = []
     for n in days:
-        window = (
-            (None, None)
-            if n is None or last is None
-            else (last - dt.timedelta(days=int(n) - 1), last)
-        )
+        if n is None or last is None:
+            window: Window = (None, cut)
+        else:
+            window = (last - dt.timedelta(days=int(n) - 1), last)
         if window not in out:
             out.append(window)
     return out
