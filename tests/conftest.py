@@ -168,3 +168,12 @@ def cli_runner(sb: Sandbox, capsys: Any) -> Callable[..., tuple[int, str, str]]:
         return code, out, err
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def own_journal(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test journals into a file of its own, never the user's journal: a run a test
+    applies without ``journal=`` must not meet the runs of another test (rules read the
+    journal to know which steps they made already). A test may set its own."""
+    folder = tmp_path_factory.mktemp("journal")
+    monkeypatch.setenv("CAMPAIGN_TOOLKIT_JOURNAL", str(folder / "journal.db"))

@@ -24,7 +24,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .bulk.plan import Plan
+    pass
 
 #: What each exit code means.
 EXIT_CODES: dict[int, str] = {
@@ -40,7 +40,7 @@ EXIT_CODES: dict[int, str] = {
 WORKBOOK_SUFFIXES: tuple[str, ...] = (".xlsx", ".xlsm")
 #: The guards ``--allow`` lifts (those of :mod:`toolkit.bulk.guards`, named here so that the
 #: command line starts without loading pandas).
-GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive")
+GUARDS: tuple[str, ...] = ("drop_share", "empty_whitelist", "bulk_archive", "bid_jump")
 
 
 PREFIX = "campaign-toolkit: "
@@ -52,8 +52,9 @@ def explain(exc: BaseException) -> tuple[int, str]:
         details = "\n".join(f"  {d}" for d in exc.details[:20])
         if len(exc.details) > 20:
             details += f"\n  ... and {len(exc.details) - 20} more"
+        rule = f"{exc.rule}.\n" if exc.rule else ""
         return 2, (
-            f"{PREFIX}plan refused by the guard {exc.guard}; nothing sent:\n{details}\n"
+            f"{PREFIX}plan refused by the guard {exc.guard}; nothing sent:\n{details}\n{rule}"
             f"To go ahead anyway, add --allow {exc.guard}"
         )
     if isinstance(exc, ToolkitError):
@@ -268,63 +269,6 @@ def _apply(args: argparse.Namespace) -> int:
     return 0 if result.ok else 3
 
 
-def _undo(args: argparse.Namespace) -> int:
-    from .bulk import undo
-    from .bulk.journal import open_journal
-
-    book = open_journal(args.journal or None)
-    runs = book.runs()
-    for line in book.unfinished_note(runs[runs["run_id"] == args.run], advice=False):
-        print(line + "; every call sent is inverted")
-    client = _client(args)
-    if not _ask(f"Undo run {args.run}?", args.yes):
-        print("Nothing sent.")
-        return 1
-    result = undo(client, args.run, journal=book)
-    print(result.summary())
-    return 0 if result.ok else 3
-
-
-def _repair(args: argparse.Namespace) -> int:
-    from .bulk.apply import apply_plan
-    from .bulk.journal import open_journal
-    from .bulk.repair import repair_plan
-
-    book = open_journal(args.journal or None)
-    client = _client(args)
-    run_id, plan = repair_plan(client, args.run, journal=book)
-    if not len(plan):
-        print(f"Nothing to repair: run {run_id} is as planned in the account.")
-        _print_conflicts(plan)
-        return 0
-    print(f"Repair of run {run_id}: " + plan.summary(max_calls=args.max_calls))
-    _print_conflicts(plan)
-    if not _ask(f"Apply {len(plan)} call(s)?", args.yes):
-        print("Nothing sent.")
-        return 1
-    result = apply_plan(plan, client, journal=book)
-    print(result.summary())
-    return 0 if result.ok else 3
-
-
-def _print_conflicts(plan: Plan) -> None:
-    if len(plan.conflicts):
-        print(f"{len(plan.conflicts)} item(s) changed by someone else since the run; left:")
-        print(plan.conflicts.to_string(index=False))
-
-
-def _history(args: argparse.Namespace) -> int:
-    from .bulk import history
-    from .bulk.journal import open_journal
-
-    book = open_journal(args.journal or None)
-    runs = history(book)
-    print(runs.to_string(index=False) if len(runs) else "No runs in the journal.")
-    for line in book.unfinished_note(runs):
-        print(line)
-    return 0
-
-
 #: ``report bids --format`` -> the report's method that writes it.
 REPORT_FORMATS: dict[str, str] = {"html": "to_html", "xlsx": "to_excel", "pdf": "to_pdf"}
 
@@ -374,6 +318,14 @@ def _report_parser(sub: argparse._SubParsersAction) -> None:
     bids.set_defaults(func=_report_bids)
 
 
+def _run_parsers(sub: argparse._SubParsersAction) -> None:
+    from .cli_rules import Conventions
+    from .cli_runs import add_run_parsers
+
+    conventions = Conventions(_account_options, _journal_option, _client, _ask, GUARDS)
+    add_run_parsers(sub, conventions)  # undo, repair, history: toolkit/cli_runs.py
+
+
 def _rules_parser(sub: argparse._SubParsersAction) -> None:
     from .cli_rules import Conventions, add_rules_parser
 
@@ -411,9 +363,6 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
     de.add_argument("--quiet", action="store_true", help="no progress bars")
     de.set_defaults(func=_demo)
-    hi = sub.add_parser("history", help="list the journaled runs")
-    _journal_option(hi)
-    hi.set_defaults(func=_history)
     return parser
 
 
@@ -491,7 +440,8 @@ def _plan_options(p: argparse.ArgumentParser) -> None:
         "--allow",
         action="append",
         choices=GUARDS,
-        help="lift a guard (repeatable): drop_share, empty_whitelist, bulk_archive",
+        help="lift a guard (repeatable): drop_share, empty_whitelist, bulk_archive, bid_jump (a"
+        " bid raised past 3x, cut by more than two thirds, or below the minimum)",
     )
     p.add_argument(
         "--max-calls",
@@ -511,24 +461,6 @@ def _plan_parsers(sub: argparse._SubParsersAction) -> None:
     ap.add_argument("--yes", action="store_true", help="apply without asking")
     _journal_option(ap)
     ap.set_defaults(func=_apply)
-
-
-def _run_parsers(sub: argparse._SubParsersAction) -> None:
-    un = sub.add_parser("undo", help="apply the inverse of a journaled run")
-    un.add_argument("run", help="the run id (see: campaign-toolkit history)")
-    un.add_argument("--yes", action="store_true", help="undo without asking")
-    _journal_option(un)
-    _account_options(un)
-    un.set_defaults(func=_undo)
-    re_ = sub.add_parser("repair", help="finish a run that faults or a crash left unfinished")
-    re_.add_argument(
-        "run", nargs="?", default=None, help="the run id (default: the newest unfinished run)"
-    )
-    re_.add_argument("--yes", action="store_true", help="repair without asking")
-    _journal_option(re_)
-    re_.add_argument("--max-calls", type=int, default=30, help="calls shown in the preview")
-    _account_options(re_)
-    re_.set_defaults(func=_repair)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

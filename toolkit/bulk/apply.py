@@ -29,10 +29,14 @@ if TYPE_CHECKING:  # pragma: no cover
 ALREADY = {"add": "already_exists", "drop": "not_exists"}
 #: HTTP statuses of an answer to a write that may have been carried out all the same (the
 #: service failed on the way, or a gateway answered for it): the outcome is ``unknown`` until
-#: the read-back settles it. A 4xx is a refusal: nothing was done.
+#: the read-back settles it. The client says so of any other answer that is not a
+#: well-formed refusal (``maybe_sent``: a gateway's 408 or 524, an HTML page, a body cut or
+#: of the wrong shape, a 429 after an earlier try may have landed).
 MAYBE_DONE = (500, 502, 503, 504)
-#: Outcomes of a drop that may have landed.
-LANDED = ("applied", "unknown")
+#: Outcomes of a drop after which its item may be gone: carried out, maybe carried out, or
+#: found gone ("not exists": an earlier try of the same call, behind a 504 or a dropped
+#: connection, may have dropped it). A bid change's failed add is restored over these.
+LANDED = ("applied", "unknown", "already")
 
 
 Problems = dict[int, dict[Any, tuple[str, str | None]]]
@@ -51,10 +55,10 @@ class _Runner:
         try:
             answer = call_kind(call.target).send(self.session, call)
         except ApiError as exc:
+            maybe = exc.maybe_sent or exc.http_status in MAYBE_DONE
             if exc.outcomes:  # a single-campaign call that saved some items
-                return {ids[0]: {str(o["item"]): _kind_of(o, call) for o in exc.outcomes}}
-            state = "unknown" if exc.http_status in MAYBE_DONE else "failed"
-            return {cid: {"*": (state, str(exc))} for cid in ids}
+                return {ids[0]: {str(o["item"]): _kind_of(o, call, maybe) for o in exc.outcomes}}
+            return {cid: {"*": ("unknown" if maybe else "failed", str(exc))} for cid in ids}
         except TransportError as exc:
             state = "unknown" if exc.maybe_sent else "failed"
             return {cid: {"*": (state, str(exc))} for cid in ids}
@@ -77,10 +81,12 @@ def _batch(result: BatchResult, call: Call) -> Problems:
     return out
 
 
-def _kind_of(parsed: dict[str, Any], call: Call) -> tuple[str, str | None]:
+def _kind_of(parsed: dict[str, Any], call: Call, maybe: bool = False) -> tuple[str, str | None]:
+    """An item's outcome from its parsed message: ``already``, else ``failed`` (``unknown``
+    when an earlier try of the call may have carried it out: ``maybe``)."""
     if parsed["outcome"] == ALREADY.get(call.action):
         return "already", parsed.get("message")
-    return "failed", parsed.get("message")
+    return "unknown" if maybe else "failed", parsed.get("message")
 
 
 def _items_of(call: Call) -> list[tuple[Any, float | None]]:
@@ -110,6 +116,8 @@ def apply_plan(
 
     book = open_journal(journal) if journal is not None else None
     run_id = book.start_run(client, plan, undoes) if book is not None else None
+    if book is not None:  # why each change is made (a rule and its data), before any call
+        book.add_provenance(run_id, getattr(plan, "provenance", ()))
     sender = _JournaledSender(_Runner(client), book, run_id, len(plan.calls))
     result = ApplyResult(run_id=run_id)
     dropped: dict[tuple[str, int, Any], float] = {}
@@ -254,7 +262,8 @@ def _retry_readds(
     """A re-add whose drop went through is idempotent: send it again, a few rounds apart,
     so that a bid change does not end with neither the old bid nor the new one. An
     "already been taken" answer means an earlier try landed (or the drop did not): the
-    read-back checks the value."""
+    read-back checks the value. A refusal after a send that may have landed (``unknown``)
+    says nothing of that send: the re-add stays ``unknown`` for the read-back to settle."""
     for k in range(1, rounds + 1):
         pending = [o for o in _open_readds(result, dropped) if o.bid is not None]
         if not pending:
@@ -269,6 +278,8 @@ def _retry_readds(
                 o.message = f"already there on retry {k} ({message}) after: {o.message}"
             else:
                 o.message = f"{message} (retry {k}) after: {o.message}"
+            if state == "failed" and o.outcome == "unknown":  # an earlier send may have landed
+                state = "unknown"
             o.outcome = state
 
 
@@ -276,7 +287,9 @@ def _compensate(
     sender: _JournaledSender, result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
 ) -> None:
     """Restore the old value of items whose drop landed but whose re-add failed (once per
-    item: an item already restored or lost is left)."""
+    item: an item already restored or lost is left). A restore whose answer was lost, or
+    answered "already been taken" (which proves the item there, not its bid), is read back
+    (:func:`_settle_restores`)."""
     done = {
         (o.target, o.campaign_id, str(o.item))
         for o in result.outcomes
@@ -293,8 +306,10 @@ def _compensate(
         state, message = _answer(
             sender.send(_readd(o.target, o.campaign_id, o.item, old)), o.campaign_id, o.item
         )
-        if state in ("applied", "already"):
+        if state == "applied":
             state, text = "restored", f"old value {old} restored after: {o.message}"
+        elif state == "already":
+            text = f"old value {old} sent again, already there ({message}) after: {o.message}"
         elif state == "unknown":
             text = f"old value {old} sent again, its answer lost ({message}) after: {o.message}"
         else:
@@ -304,12 +319,23 @@ def _compensate(
                 o.seq, "add", "add", o.target, None, o.campaign_id, o.item, old, state, text, old
             )
         )
-        if state == "unknown":
+        if state in ("unknown", "already"):
             lost_answers.append(result.outcomes[-1])
-    if lost_answers:  # read back the restores whose answer was lost
-        read_back(sender.runner.client, lost_answers, settle_outcomes=True)
-        for r in lost_answers:
-            r.outcome = {"applied": "restored", "failed": "lost"}.get(r.outcome, r.outcome)
+    if lost_answers:  # read back the restores whose answer was lost or said "already"
+        _settle_restores(sender.runner.client, lost_answers)
+
+
+def _settle_restores(client: Client, restores: list[Outcome]) -> None:
+    """Read back restores whose answer was lost or said "already": ``restored`` when live
+    has the old value, ``lost`` when the item is absent, ``failed`` when it holds another
+    value; ``unknown`` when their campaign could not be read."""
+    live = read_back(client, restores, settle_outcomes=True).live
+    settled = {"applied": "restored", "already": "restored", "failed": "lost"}
+    for r in restores:
+        r.outcome = settled.get(r.outcome, r.outcome)
+        gone = live is not None and live.readable(r) and live.value(r) is None
+        if r.outcome == "lost" and not gone:  # there, with another value than the old
+            r.outcome = "failed"
 
 
 # --------------------------------------------------------------------------- result workbook

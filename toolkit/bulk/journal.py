@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
     from .calls import Call
     from .outcomes import ApplyResult, Outcome
+    from .provenance import Provenance
 
 ENV_JOURNAL = "CAMPAIGN_TOOLKIT_JOURNAL"
 
@@ -48,6 +49,7 @@ CREATE TABLE IF NOT EXISTS runs(
     summary TEXT,
     undoes TEXT
 );
+CREATE INDEX IF NOT EXISTS runs_undoes ON runs(undoes);
 CREATE TABLE IF NOT EXISTS outcomes(
     run_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -78,7 +80,24 @@ CREATE TABLE IF NOT EXISTS calls(
     answered TEXT,
     PRIMARY KEY (run_id, seq)
 );
+CREATE TABLE IF NOT EXISTS provenance(
+    run_id TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    campaign_id INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    target TEXT NOT NULL,
+    key TEXT NOT NULL,
+    window INTEGER,
+    evidence TEXT,
+    value TEXT
+);
+CREATE INDEX IF NOT EXISTS provenance_rule ON provenance(rule, campaign_id);
 """
+
+#: Columns added to ``runs`` since the first journals (added to an older journal on open):
+#: the account a run was made on (the user id of the live state its plan was made against)
+#: how many conflicts its plan left alone, and the run a repair finishes.
+RUN_COLUMNS: dict[str, str] = {"account": "INTEGER", "conflicts": "INTEGER", "repairs": "TEXT"}
 
 # Outcomes whose call may have changed the account, and so are inverted by undo.
 INVERTED: tuple[str, ...] = ("applied", "already", "unknown")
@@ -104,6 +123,10 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._write() as db:
                 db.executescript(SCHEMA)
+                have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+                for name, kind in RUN_COLUMNS.items():
+                    if name not in have:
+                        db.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
         except (OSError, sqlite3.Error) as exc:
             raise ToolkitError(f"journal {self.path}: cannot be opened ({exc})") from None
 
@@ -126,13 +149,28 @@ class Journal:
             db.close()
 
     def start_run(self, client: Client, calls: Iterable[Call], undoes: str | None = None) -> str:
-        """A new run of ``calls`` (a plan), journaled whole before anything is sent."""
+        """A new run of ``calls`` (a plan), journaled whole before anything is sent, with the
+        service and account it is made on (a :class:`~toolkit.bulk.plan.Plan` knows the
+        account of the live state it was made against) and the conflicts it left alone."""
         run_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        account = getattr(calls, "account", None)
+        conflicts = getattr(calls, "conflicts", None)
+        repairs = getattr(calls, "repairs", None)
         calls = list(calls)
         with self._write() as db:  # the whole plan, so that a cut-off run can be finished
             db.execute(
-                "INSERT INTO runs(run_id, started, base_url, calls, undoes) VALUES (?,?,?,?,?)",
-                (run_id, _now(), client.base_url, len(calls), undoes),
+                "INSERT INTO runs(run_id, started, base_url, calls, undoes, account, conflicts,"
+                " repairs) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    run_id,
+                    _now(),
+                    client.base_url,
+                    len(calls),
+                    undoes,
+                    account,
+                    0 if conflicts is None else len(conflicts),
+                    repairs,
+                ),
             )
             db.executemany(
                 "INSERT INTO planned VALUES (?,?,?)",
@@ -215,24 +253,29 @@ class Journal:
         """One row per run, oldest first: run_id, started, finished, state (``finished`` or
         ``unfinished``: cut off, or still running), base_url, calls (planned), sent and
         answered (calls of the plan sent, and those whose answer is journaled; missing for
-        runs journaled before calls were), applied, failed, unknown (outcome counts), undoes."""
+        runs journaled before calls were), applied, failed, unknown (outcome counts), undoes
+        (the run this one undoes), repairs (the run it finishes), account (the user id it
+        was made on, when known),
+        conflicts (items its plan left alone), unfinished (items failed, unknown or lost)."""
         with closing(self._connect()) as db:
             frame = pd.read_sql_query(
                 "SELECT r.run_id, r.started, r.finished,"
                 " CASE WHEN r.finished IS NULL THEN 'unfinished' ELSE 'finished' END AS state,"
                 " r.base_url, r.calls, c.sent, c.answered,"
                 " coalesce(o.applied, 0) AS applied, coalesce(o.failed, 0) AS failed,"
-                " coalesce(o.unknown, 0) AS unknown, r.undoes"
+                " coalesce(o.unknown, 0) AS unknown, r.undoes, r.repairs, r.account, r.conflicts,"
+                " coalesce(o.unfinished, 0) AS unfinished"
                 " FROM runs r"
                 " LEFT JOIN (SELECT run_id, count(*) AS sent, count(answered) AS answered"
                 "  FROM calls WHERE kind='plan' GROUP BY run_id) c ON c.run_id = r.run_id"
                 " LEFT JOIN (SELECT run_id, sum(outcome='applied') AS applied,"
-                "  sum(outcome='failed') AS failed, sum(outcome='unknown') AS unknown"
+                "  sum(outcome='failed') AS failed, sum(outcome='unknown') AS unknown,"
+                "  sum(outcome IN ('failed', 'unknown', 'lost')) AS unfinished"
                 "  FROM outcomes GROUP BY run_id) o ON o.run_id = r.run_id"
                 " ORDER BY r.started, r.rowid",
                 db,
             )
-        for name in ("sent", "answered"):
+        for name in ("sent", "answered", "account", "conflicts"):
             frame[name] = frame[name].astype("Int64")
         return frame
 
@@ -265,6 +308,31 @@ class Journal:
             if run_id not in known:
                 raise ToolkitError(f"no run {run_id!r} in the journal {self.path}")
         return frame
+
+    def add_provenance(self, run_id: str | None, records: Iterable[Provenance]) -> None:
+        """Journal why each change of run ``run_id`` was planned (the rule, the item and the
+        data it was decided on: :class:`~toolkit.bulk.provenance.Provenance`), before any
+        call is sent; nothing for a plan without any."""
+        rows = [(run_id, *r.row()) for r in records]
+        if rows:
+            with self._write() as db:
+                db.executemany("INSERT INTO provenance VALUES (?,?,?,?,?,?,?,?,?)", rows)
+
+    def provenance(self, rules: Iterable[str] | None = None) -> pd.DataFrame:
+        """The journaled provenance (of the rules named ``rules``, or all), oldest run first:
+        run_id, the columns of :data:`~toolkit.bulk.provenance.COLUMNS`, and the run's
+        started, base_url and account."""
+        names = None if rules is None else sorted(set(rules))
+        where = "" if names is None else f" WHERE p.rule IN ({','.join('?' * len(names))})"
+        with closing(self._connect()) as db:
+            frame = pd.read_sql_query(
+                "SELECT p.*, r.started, r.base_url, r.account FROM provenance p"
+                f" JOIN runs r ON r.run_id = p.run_id{where}"
+                " ORDER BY r.started, r.rowid, p.rowid",
+                db,
+                params=names or (),
+            )
+        return frame.astype({"window": "Int64", "account": "Int64"})
 
 
 def _now() -> str:

@@ -8,7 +8,8 @@
 The planner diffs each table three ways (:mod:`toolkit.bulk.diff`), then groups campaigns
 that need the same items into one batch call, and orders the calls safely: pauses and
 archives first, then settings, drops before adds, and starts last. A bid change is a drop and
-an add. Guards refuse suspicious deletions unless lifted with ``allow=``.
+an add. Guards refuse suspicious deletions and bids moved far from their old value unless
+lifted with ``allow=``.
 """
 
 from __future__ import annotations
@@ -35,10 +36,18 @@ from .apply import apply_plan
 from .call_kinds import ITEM_TABLES, ItemCalls, TargetCalls, call_key, codes_of
 from .calls import STEPS, Call
 from .diff import ABSENT, Change, Conflict, as_map, three_way
-from .guards import DEFAULT_MAX_ARCHIVE, DEFAULT_MAX_DROP_SHARE, GUARDS, check_guards
+from .guards import (
+    DEFAULT_MAX_ARCHIVE,
+    DEFAULT_MAX_BID_CUT,
+    DEFAULT_MAX_BID_RAISE,
+    DEFAULT_MAX_DROP_SHARE,
+    Guards,
+    MinimumPrices,
+)
 from .outcomes import ApplyResult
 from .plan_records import RecordPlanner
 from .plan_scope import narrow, only
+from .provenance import Provenance
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -68,7 +77,9 @@ class Plan:
     without it, every campaign of the tables. ``names`` maps campaign ids to their names
     (for the preview). ``reasons`` maps ``(campaign_id, target, key)`` (``key`` ``""``
     for a campaign's move) to why the change was made (a rule and its numbers), shown
-    beside the change. The preview shows each
+    beside the change. ``provenance`` holds, per change a rule planned, the rule, the item
+    and the data it was decided on (:class:`~toolkit.bulk.provenance.Provenance`); applying
+    the plan journals them with the run. The preview shows each
     change as the user thinks of it (:meth:`changes`, :meth:`summary`, the HTML view in a
     notebook); :meth:`to_frame` shows the calls.
     """
@@ -79,6 +90,17 @@ class Plan:
     scope: tuple[int, ...] = ()
     names: dict[int, str] = field(default_factory=dict)
     reasons: dict[tuple[int, str, str], str] = field(default_factory=dict)
+    provenance: list[Provenance] = field(default_factory=list)
+    #: The account (user id) of the live state the plan was made against, when read: the
+    #: journal binds the run to it, so that undo and repair refuse another account.
+    account: int | None = None
+    #: What the plan is for: ``edit`` (a workbook, form, rule...), ``undo`` or ``repair`` of
+    #: a run; it words the conflicts in the preview.
+    purpose: str = "edit"
+    #: The side that settled the conflicts (``desired``, ``live``), or None: left out.
+    prefer: str | None = None
+    #: The run a repair plan finishes (the journal links the two).
+    repairs: str | None = None
     _edits: tuple[tuple[int, ...], list[Any]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -229,6 +251,9 @@ def make_plan(
     allow: Iterable[str] = (),
     max_drop_share: float = DEFAULT_MAX_DROP_SHARE,
     max_archive: int = DEFAULT_MAX_ARCHIVE,
+    max_bid_raise: float = DEFAULT_MAX_BID_RAISE,
+    max_bid_cut: float = DEFAULT_MAX_BID_CUT,
+    minimum_prices: MinimumPrices | None = None,
     narrow_reads: bool = True,
 ) -> Plan:
     """The plan that turns live into ``desired``, three-way against ``base`` when known.
@@ -237,7 +262,9 @@ def make_plan(
     base), an :class:`~toolkit.frames.Account`, or a dict of table name -> DataFrame; tables
     not given mean "no change". ``prefer`` settles conflicts (``"desired"`` or ``"live"``;
     by default they are left out and listed in ``plan.conflicts``). ``allow`` lifts guards by
-    name: ``drop_share``, ``empty_whitelist``, ``bulk_archive``.
+    name (``drop_share``, ``empty_whitelist``, ``bulk_archive``, ``bid_jump``); ``max_*`` are
+    their thresholds, ``minimum_prices`` the service's minimum price per ``(campaign id,
+    country)`` that ``bid_jump`` checks bids against (unchecked without it: a plan asks none).
 
     With a base, the edited tables are first compared with it locally, and live state is
     read only for the campaigns the edit touches (``plan.scope``): a key whose desired value
@@ -248,10 +275,7 @@ def make_plan(
     """
     if prefer not in (None, "desired", "live"):
         raise ValueError("prefer must be None, 'desired' or 'live'")
-    allowed = set(allow)
-    unknown = allowed - set(GUARDS)
-    if unknown:
-        raise ValueError(f"unknown guards {sorted(unknown)}; guards: {', '.join(GUARDS)}")
+    guards = Guards(allow, max_drop_share, max_archive, max_bid_raise, max_bid_cut, minimum_prices)
     tables, base = _inputs(desired, base)
     narrowed = narrow(tables, base) if base is not None and narrow_reads else None
     if narrowed is not None:  # only the rows (and campaigns) the edit may change
@@ -272,8 +296,10 @@ def make_plan(
         builder.warnings,
         tuple(sorted(scope)),
         names=_names(live_tables["campaigns"]),
+        account=account_of(live),
+        prefer=prefer,
     )
-    check_guards(plan.calls, live_tables, allowed, max_drop_share, max_archive)
+    guards.check(plan.calls, live_tables)
     return plan
 
 
@@ -403,6 +429,15 @@ def check_complete(live: Account) -> None:
         parts.append(detail if pd.isna(f.campaign_id) else f"campaign {f.campaign_id} ({detail})")
     if parts:
         raise IncompleteReadError(parts)
+
+
+def account_of(live: Account) -> int | None:
+    """The user id of a live read (from its balance), or None when it was not read."""
+    balance = getattr(live, "balance", None)
+    if balance is None or not len(balance) or "user_id" not in balance:
+        return None
+    value = balance["user_id"].iloc[0]
+    return None if pd.isna(value) else int(value)
 
 
 def _one_line(text: Any) -> str:

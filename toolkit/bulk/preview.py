@@ -171,21 +171,44 @@ def _header(plan: Plan) -> str:
     )
 
 
+#: How the conflicts of a plan are told, by what the plan is for (``Plan.purpose``): the
+#: opening line, and the words for the base, live and desired values.
+CONFLICT_WORDS: dict[str, tuple[str, tuple[str, str, str]]] = {
+    "edit": (
+        "{n} conflict(s) left out (live changed since the export on keys you edited):"
+        " plan again with prefer='desired' (apply your edit) or 'live' (keep live);"
+        " on the command line --prefer desired or --prefer live",
+        ("exported", "live", "yours"),
+    ),
+    "undo": (
+        "{n} item(s) changed by someone else since the run, left alone: undo with"
+        " prefer='desired' (on the command line --prefer desired) to put the old values back"
+        " over them",
+        ("the run set", "live now", "before the run"),
+    ),
+    "repair": (
+        "{n} item(s) changed by someone else since the run, left alone",
+        ("before the run", "live now", "the run planned"),
+    ),
+}
+
+
 def _notes(plan: Plan, most: int = 5) -> list[str]:
     """Conflicts (the first ``most`` shown) and warnings."""
     lines = []
     n = len(plan.conflicts)
     if n:
-        lines.append(
-            f"{n} conflict(s) left out (live changed since the export on keys you edited):"
-            " plan again with prefer='desired' (apply your edit) or 'live' (keep live);"
-            " on the command line --prefer desired or --prefer live"
-        )
+        opening, (base, live, desired) = CONFLICT_WORDS[plan.purpose]
+        if plan.prefer is not None:
+            side = "yours" if plan.purpose == "edit" else desired
+            side = side if plan.prefer == "desired" else "live"
+            opening = f"{{n}} conflict(s) settled with prefer={plan.prefer!r}: {side} kept"
+        lines.append(opening.format(n=n))
         for row in plan.conflicts.head(most).itertuples(index=False):
             key = ", ".join(map(str, row.key)) if isinstance(row.key, tuple) else row.key
             lines.append(
-                f"  {row.table} {key}: exported {_value(row.base)}, live {_value(row.live)},"
-                f" yours {_value(row.desired)}"
+                f"  {row.table} {key}: {base} {_value(row.base)}, {live} {_value(row.live)},"
+                f" {desired} {_value(row.desired)}"
             )
         if n > most:
             lines.append(f"  ... and {n - most} more; see plan.conflicts")

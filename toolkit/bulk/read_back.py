@@ -22,6 +22,7 @@ from ..frames import load_account
 from .call_kinds import ITEM_TABLES, codes_of, is_valued, item_kind, table_items
 from .diff import as_map
 from .outcomes import Outcome
+from .record_settle import is_record_move, settle_records
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -40,6 +41,8 @@ class LiveState:
 
     items: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     unread: dict[int, str] = field(default_factory=dict)
+    #: The campaigns read: id -> their fields (settings and work status).
+    campaigns: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def readable(self, o: Outcome) -> bool:
         kind = item_kind(o.target)
@@ -118,6 +121,13 @@ def _checked(outcomes: Iterable[Outcome]) -> list[Outcome]:
     ]
 
 
+def _read_ids(outcomes: list[Outcome]) -> list[int]:
+    """The campaigns to read back: those of checked items and of unknown campaign moves."""
+    ids = {o.campaign_id for o in _checked(outcomes)}
+    ids |= {o.campaign_id for o in outcomes if o.outcome == "unknown" and is_record_move(o)}
+    return sorted(ids)
+
+
 def read_live_state(client: Client, ids: list[int]) -> tuple[LiveState, str | None]:
     """The live items of campaigns ``ids``, and the first read error (with a count of the
     others), if any. Never raises for a failed read: what could not be read is ``unread``."""
@@ -146,6 +156,10 @@ def live_state(live: Account) -> tuple[LiveState, str | None]:
     if errors:
         others = len(set(errors)) - 1
         error = errors[0] + (f"; and {others} other error(s)" if others else "")
+    campaigns = live.table("campaigns")
+    if len(campaigns):
+        for row in campaigns.astype(object).where(campaigns.notna(), None).to_dict("records"):
+            state.campaigns[int(row["id"])] = row
     codes = codes_of(live.refs)
     for table, (key, value) in ITEM_TABLES.items():
         found = as_map(live.table(table), key, value)
@@ -165,8 +179,7 @@ def read_back(
     be, are returned as ``unverified`` with the first error, not as differences.
     """
     outcomes = list(outcomes)
-    checked = _checked(outcomes)
-    ids = sorted({o.campaign_id for o in checked})
+    ids = _read_ids(outcomes)
     if not ids:
         return ReadBack()
     live, error = read_live_state(client, ids)
@@ -203,9 +216,16 @@ def settle(outcomes: list[Outcome], live: LiveState) -> int:
         for o in outcomes
         if o.outcome in ("unknown", "already") and o.item is not None and item_kind(o.target)
     ]
+    readable = {c: f for c, f in live.campaigns.items() if c not in live.unread}
+    changed = settle_records(outcomes, readable)
     # adds first: a drop is judged by the add after it, once that add is settled
-    changed = sum(_settle_one(o, live) for o in open_ if o.action != "drop")
-    added = {_key(o): o.seq for o in outcomes if o.action == "add" and o.outcome == "applied"}
+    changed += sum(_settle_one(o, live) for o in open_ if o.action != "drop")
+    # a restore of the old value is an add after the drop too (it found the item gone)
+    added = {
+        _key(o): o.seq
+        for o in outcomes
+        if o.action == "add" and o.outcome in ("applied", "restored")
+    }
     for o in (o for o in open_ if o.action == "drop"):
         if added.get(_key(o), -1) > o.seq:
             changed += _settled_by_the_add(o)

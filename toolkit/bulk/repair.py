@@ -11,31 +11,28 @@ the run is a conflict, left out and listed. The rest is applied as a new journal
 >>> result = toolkit.repair(client, run_id)                           # doctest: +SKIP
 >>> result.summary()                                                  # doctest: +SKIP
 
-Only the item tables are repaired (countries and their bids, bid rules, source and subId
-lists, targets of every kind); a campaign's settings, work status, CPA rules and creatives
-are single calls whose outcome the run reports.
+The item tables (countries and their bids, bid rules, source and subId lists, targets of
+every kind), a campaign's settings and work status, a creative's work status and a CPA rule's
+edited fields are repaired; CPA rules a run added or dropped are not (their ids are known
+only live): the run reports their outcome. A run that was undone has nothing to repair; a
+failed undo is a run like any other, and is repaired the same way.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from ..errors import ToolkitError
 from .apply import apply_plan
-from .call_kinds import ITEM_TABLES, item_kind
-from .diff import ABSENT
 from .guards import GUARDS
 from .journal import Journal, open_journal
-from .outcomes import UNFINISHED, ApplyResult
+from .outcomes import ApplyResult
 from .plan import Plan, make_plan, read_live
-from .read_back import live_state, same_value
+from .read_back import live_state
+from .run_check import check_bound, finished_as_planned, run_row, undone_in_force
+from .run_state import Key, code_ids, item_tables, live_value, record_tables, run_made, run_states
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
-
-Key = tuple[str, str | None, int, str]  # target, list_type, campaign id, item
 
 
 def intents(
@@ -43,93 +40,69 @@ def intents(
 ) -> tuple[dict[Key, Any], dict[Key, Any], dict[Key, list[Any]]]:
     """Per item of the item tables: the value before the run (``ABSENT`` if it was not
     there), the value the plan left it with (a bid, ``True`` for presence, ``ABSENT``), and
-    every value the run's calls could have left it with on the way (a bid change cut off
-    between its drop and its add leaves it absent)."""
-    before: dict[Key, Any] = {}
-    after: dict[Key, Any] = {}
-    between: dict[Key, list[Any]] = {}
-    for call in calls:
-        target, action = call["target"], call["action"]
-        kind = item_kind(target)
-        if kind is None:
-            continue
-        bids = call.get("bids") or {}
-        for cid in call["campaign_ids"]:
-            for raw in call.get("items") or list(bids):
-                item = str(raw)
-                key = (target, call.get("list_type"), int(cid), item)
-                if action == "drop":
-                    before.setdefault(key, kind.journaled_previous(call, int(cid), item))
-                    after[key] = ABSENT
-                else:
-                    before.setdefault(key, ABSENT)
-                    value = bids.get(item, call.get("bid"))
-                    after[key] = True if value is None else float(value)
-                between.setdefault(key, []).append(after[key])
-    return before, after, between
+    every value the run's calls could have left it with on the way (see
+    :func:`toolkit.bulk.run_state.run_states`)."""
+    states = run_states(calls)
+    return states.before, states.after, states.between
 
 
-def _tables(values: dict[Key, Any]) -> dict[str, pd.DataFrame]:
-    """The item tables holding ``values`` (items ``ABSENT`` left out)."""
-    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in ITEM_TABLES}
-    for (target, list_type, cid, item), value in values.items():
-        if value is ABSENT:
-            continue
-        kind = item_kind(target)
-        assert kind is not None, target
-        key, bid = ITEM_TABLES[kind.table]
-        row = dict(zip(key, kind.table_key(cid, list_type, item), strict=True))
-        rows[kind.table].append(row if bid is None else {**row, bid: value})
-    out = {}
-    for name, (key, bid) in ITEM_TABLES.items():
-        cols = [*key, *([bid] if bid else [])]
-        frame = pd.DataFrame(rows[name], columns=cols)
-        frame["campaign_id"] = frame["campaign_id"].astype("Int64")
-        if bid:
-            frame[bid] = frame[bid].astype("float64")
-        for c in cols:
-            if c not in ("campaign_id", bid):
-                frame[c] = frame[c].astype("string")
-        out[name] = frame
-    return out
-
-
-def run_to_repair(book: Journal) -> str:
-    """The newest run that did not finish or left items failed, unknown or lost."""
+def run_to_repair(book: Journal) -> str | None:
+    """The newest run that did not finish or left items failed, unknown or lost, that no
+    run undid and no repair finished; None when there is none."""
     runs = book.runs()
     for run in reversed(list(runs.itertuples(index=False))):
-        if run.state == "unfinished":
-            return str(run.run_id)
-        outcomes = book.outcomes(str(run.run_id))
-        if outcomes["outcome"].isin(UNFINISHED).any():
-            return str(run.run_id)
-    raise ToolkitError(f"no run to repair in the journal {book.path}: every run finished")
+        run_id = str(run.run_id)
+        if undone_in_force(runs, run_id) is None and not finished_as_planned(runs, run_id):
+            return run_id
+    return None
+
+
+def nothing_to_repair(book: Journal, run_id: str | None) -> str | None:
+    """Why there is nothing to repair, in one line (no run left unfinished; the run was
+    undone), or None."""
+    if run_id is None:
+        return f"Nothing to repair: every run in the journal {book.path} finished as planned."
+    runs = book.runs()
+    run_row(book, run_id, runs)
+    by = undone_in_force(runs, run_id)
+    if by is None:
+        return None
+    text = f"Nothing to repair: run {run_id} was undone by run {by}"
+    if not finished_as_planned(runs, by):
+        text += f", which did not finish: `campaign-toolkit repair {by}` finishes the undo"
+    return text + "."
 
 
 def repair_plan(
     client: Client, run_id: str | None = None, *, journal: Journal | str | None = "default"
-) -> tuple[str, Plan]:
-    """The run to repair (``run_id``, or the newest unfinished one) and the plan that
-    finishes it: the items whose live state is neither as the run planned nor changed by
-    someone else since (those are ``plan.conflicts``)."""
+) -> tuple[str | None, Plan]:
+    """The run to repair (``run_id``, or the newest unfinished one; None when there is none)
+    and the plan that finishes it: the items and settings whose live state is neither as the
+    run planned nor changed by someone else since (those are ``plan.conflicts``). A run that
+    was undone has nothing to repair (an empty plan); a run made on another service or
+    account is refused."""
     book = open_journal(journal)
     run_id = run_id or run_to_repair(book)
-    if run_id not in set(book.runs()["run_id"]):
-        raise ToolkitError(f"no run {run_id!r} in the journal {book.path}")
-    before, after, between = intents(book.planned(run_id))
-    if not after:
+    if run_id is None or nothing_to_repair(book, run_id) is not None:
         return run_id, Plan()
-    live = read_live(client, sorted({key[2] for key in after}))
+    check_bound(book, run_id, client)
+    states = run_states(book.planned(run_id))
+    if not states:
+        return run_id, Plan()
+    live = read_live(client, sorted(states.campaigns))
+    check_bound(book, run_id, client, live)
     state, _ = live_state(live)
-    base = {}
-    for key, old in before.items():
-        now = state.lookup(key[0], key[1], key[2], key[3])  # None: absent
-        # what the run itself left on the way is no one else's change: plan from it
-        if any(same_value(now, None if v is ABSENT else v) for v in between[key]):
-            base[key] = ABSENT if now is None else now
-        else:
-            base[key] = old
-    plan = make_plan(client, _tables(after), base=_tables(base), live=live, allow=GUARDS)
+    # what the run itself left on the way is no one else's change: plan from it
+    base = {
+        key: live_value(state, key) if run_made(states, state, key) else before
+        for key, before in states.before.items()
+    }
+    ids = code_ids(live.refs)
+    desired_records, base_records = record_tables(states.records_after, states.records_before)
+    desired = {**item_tables(states.after, ids), **desired_records}
+    bases = {**item_tables(base, ids), **base_records}
+    plan = make_plan(client, desired, base=bases, live=live, allow=GUARDS)
+    plan.purpose, plan.repairs = "repair", run_id
     return run_id, plan
 
 
@@ -151,4 +124,4 @@ def repair(
     return apply_plan(plan, client, progress=progress, journal=book, **options)
 
 
-__all__ = ["intents", "repair", "repair_plan", "run_to_repair"]
+__all__ = ["intents", "nothing_to_repair", "repair", "repair_plan", "run_to_repair"]

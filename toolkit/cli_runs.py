@@ -1,0 +1,156 @@
+"""Command line: the way back. ``campaign-toolkit undo RUN [--dry-run] [--prefer desired]
+[--yes]``, ``campaign-toolkit repair [RUN] [--dry-run] [--yes]`` and ``campaign-toolkit
+history``.
+
+Undo and repair are plans like any edit (:mod:`toolkit.bulk.undo`, :mod:`toolkit.bulk.repair`):
+each command shows the plan (names, old -> new, what was changed since the run and is left
+alone), asks (``--yes`` does not; ``--dry-run`` sends nothing), applies it as a journaled run,
+and prints what happened item by item. Connection, confirmation, messages and exit codes are
+those of :mod:`toolkit.cli`, handed over when it registers the commands
+(:class:`~toolkit.cli_rules.Conventions`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .bulk.plan import Plan
+    from .cli_rules import Conventions
+
+
+def _undo(args: argparse.Namespace) -> int:
+    from .bulk.journal import open_journal
+    from .bulk.undo import nothing_to_undo, undo, undo_plan
+
+    book = open_journal(args.journal or None)
+    runs = book.runs()
+    for line in book.unfinished_note(runs[runs["run_id"] == args.run], advice=False):
+        print(line + "; undo puts back what its calls that landed changed")
+    client = args.conv.connect(args)
+    plan = undo_plan(client, args.run, journal=book, prefer=args.prefer)
+    if not len(plan):
+        print(nothing_to_undo(args.run, plan))
+        _print_conflicts(plan)
+        return 0
+    print(f"Undo of run {args.run}: " + plan.summary(max_calls=args.max_calls))
+    if args.dry_run:
+        print("Dry run: nothing sent.")
+        return 0
+    if not args.conv.ask(f"Undo run {args.run}: apply {len(plan)} call(s)?", args.yes):
+        print("Nothing sent.")
+        return 1
+    result = undo(client, args.run, journal=book, plan=plan)
+    print(result.summary())
+    return 0 if result.ok else 3
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from .bulk.apply import apply_plan
+    from .bulk.journal import open_journal
+    from .bulk.repair import nothing_to_repair, repair_plan, run_to_repair
+
+    book = open_journal(args.journal or None)
+    run_id = args.run or run_to_repair(book)
+    reason = nothing_to_repair(book, run_id)
+    if reason is not None:
+        print(reason)
+        return 0
+    client = args.conv.connect(args)
+    run_id, plan = repair_plan(client, run_id, journal=book)
+    if not len(plan):
+        print(f"Nothing to repair: run {run_id} is as planned in the account.")
+        _print_conflicts(plan)
+        return 0
+    print(f"Repair of run {run_id}: " + plan.summary(max_calls=args.max_calls))
+    if args.dry_run:
+        print("Dry run: nothing sent.")
+        return 0
+    if not args.conv.ask(f"Apply {len(plan)} call(s)?", args.yes):
+        print("Nothing sent.")
+        return 1
+    result = apply_plan(plan, client, journal=book)
+    print(result.summary())
+    return 0 if result.ok else 3
+
+
+def _print_conflicts(plan: Plan) -> None:
+    """The conflicts of a plan without calls (a plan with calls shows them in its summary)."""
+    if len(plan.conflicts):
+        from .bulk.preview import plan_text
+
+        print("\n".join(plan_text(plan).splitlines()[1:]))
+
+
+def _history(args: argparse.Namespace) -> int:
+    from .bulk import history
+    from .bulk.journal import open_journal
+
+    book = open_journal(args.journal or None)
+    runs = history(book)
+    print(history_table(runs) if len(runs) else "No runs in the journal.")
+    for line in book.unfinished_note(runs):
+        print(line)
+    return 0
+
+
+def history_table(runs: Any) -> str:
+    """The runs as the terminal shows them: the run id (its start time), state, calls and
+    outcome counts, and how it links to other runs (undoes, repairs, undone by)."""
+    from .bulk.run_check import undone_in_force
+
+    rows = []
+    for r in runs.itertuples(index=False):
+        links = []
+        if isinstance(r.undoes, str):
+            links.append(f"undoes {r.undoes}")
+        if isinstance(r.repairs, str):
+            links.append(f"repairs {r.repairs}")
+        by = undone_in_force(runs, str(r.run_id))
+        if by is not None:
+            links.append(f"undone by {by}")
+        rows.append((r.run_id, r.state, r.calls, r.applied, r.failed, r.unknown, "; ".join(links)))
+    header = ("run", "state", "calls", "applied", "failed", "unknown", "")
+    widths = [max(len(str(x[i])) for x in (header, *rows)) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            str(v).ljust(w) if i in (0, 1, 6) else str(v).rjust(w)
+            for i, (v, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in (header, *rows)
+    ]
+    return "\n".join(lines)
+
+
+def add_run_parsers(sub: argparse._SubParsersAction, conv: Conventions) -> None:
+    """Register ``undo``, ``repair`` and ``history``."""
+    un = sub.add_parser(
+        "undo", help="put back what a journaled run changed (a plan: preview, ask, apply)"
+    )
+    un.add_argument("run", help="the run id (see: campaign-toolkit history)")
+    un.add_argument("--yes", action="store_true", help="undo without asking")
+    un.add_argument(
+        "--prefer",
+        choices=["desired"],
+        default=None,
+        help="put the old values back over items changed since the run too (by default they"
+        " are left alone and listed)",
+    )
+    re_ = sub.add_parser("repair", help="finish a run that faults or a crash left unfinished")
+    re_.add_argument(
+        "run", nargs="?", default=None, help="the run id (default: the newest unfinished run)"
+    )
+    re_.add_argument("--yes", action="store_true", help="repair without asking")
+    for p, func in ((un, _undo), (re_, _repair)):
+        p.add_argument("--dry-run", action="store_true", help="show the plan; send nothing")
+        conv.journal_option(p)
+        p.add_argument("--max-calls", type=int, default=30, help="calls shown in the preview")
+        conv.account_options(p)
+        p.set_defaults(func=func, conv=conv)
+    hi = sub.add_parser("history", help="list the journaled runs")
+    conv.journal_option(hi)
+    hi.set_defaults(func=_history, conv=conv)
+
+
+__all__ = ["add_run_parsers", "history_table"]
