@@ -34,16 +34,12 @@ def _undo(args: argparse.Namespace) -> int:
         print(nothing_to_undo(args.run, plan))
         _print_conflicts(plan)
         return 0
-    print(f"Undo of run {args.run}: " + plan.summary(max_calls=args.max_calls))
-    if args.dry_run:
-        print("Dry run: nothing sent.")
-        return 0
-    if not args.conv.ask(f"Undo run {args.run}: apply {len(plan)} call(s)?", args.yes):
-        print("Nothing sent.")
-        return 1
-    result = undo(client, args.run, journal=book, plan=plan)
-    print(result.summary())
-    return 0 if result.ok else 3
+    return _show_ask_apply(
+        args,
+        f"Undo of run {args.run}",
+        plan,
+        lambda: undo(client, args.run, journal=book, plan=plan),
+    )
 
 
 def _repair(args: argparse.Namespace) -> int:
@@ -63,14 +59,21 @@ def _repair(args: argparse.Namespace) -> int:
         print(f"Nothing to repair: run {run_id} is as planned in the account.")
         _print_conflicts(plan)
         return 0
-    print(f"Repair of run {run_id}: " + plan.summary(max_calls=args.max_calls))
+    return _show_ask_apply(
+        args, f"Repair of run {run_id}", plan, lambda: apply_plan(plan, client, journal=book)
+    )
+
+
+def _show_ask_apply(args: argparse.Namespace, title: str, plan: Plan, apply: Any) -> int:
+    """Show the plan, stop for ``--dry-run``, ask (unless ``--yes``), apply, report."""
+    print(f"{title}: " + plan.summary(max_calls=args.max_calls))
     if args.dry_run:
         print("Dry run: nothing sent.")
         return 0
-    if not args.conv.ask(f"Apply {len(plan)} call(s)?", args.yes):
+    if not args.conv.ask(f"{title}: apply {len(plan)} call(s)?", args.yes):
         print("Nothing sent.")
         return 1
-    result = apply_plan(plan, client, journal=book)
+    result = apply()
     print(result.summary())
     return 0 if result.ok else 3
 

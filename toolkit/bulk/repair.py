@@ -27,9 +27,8 @@ from .guards import GUARDS
 from .journal import Journal, open_journal
 from .outcomes import ApplyResult
 from .plan import Plan, make_plan, read_live
-from .read_back import live_state
 from .run_check import check_bound, finished_as_planned, run_row, undone_in_force
-from .run_state import Key, code_ids, item_tables, live_value, record_tables, run_made, run_states
+from .run_state import Key, run_states, way_tables
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -91,16 +90,7 @@ def repair_plan(
         return run_id, Plan()
     live = read_live(client, sorted(states.campaigns))
     check_bound(book, run_id, client, live)
-    state, _ = live_state(live)
-    # what the run itself left on the way is no one else's change: plan from it
-    base = {
-        key: live_value(state, key) if run_made(states, state, key) else before
-        for key, before in states.before.items()
-    }
-    ids = code_ids(live.refs)
-    desired_records, base_records = record_tables(states.records_after, states.records_before)
-    desired = {**item_tables(states.after, ids), **desired_records}
-    bases = {**item_tables(base, ids), **base_records}
+    desired, bases = way_tables(states, live, back=False)
     plan = make_plan(client, desired, base=bases, live=live, allow=GUARDS)
     plan.purpose, plan.repairs = "repair", run_id
     return run_id, plan

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -31,7 +31,10 @@ from .. import spec
 from .call_kinds import ITEM_TABLES, item_kind
 from .calls import CAMPAIGN, CPA_RULE, CREATIVE
 from .diff import ABSENT
-from .read_back import LiveState, same_value
+from .read_back import LiveState, live_state, same_value
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..frames import Account
 
 #: One item of an item table as the calls name it: target, list type, campaign id, item.
 Key = tuple[str, str | None, int, str]
@@ -173,6 +176,25 @@ def live_value(live: LiveState, key: Key) -> Any:
     return ABSENT if now is None else now
 
 
+def way_tables(
+    states: RunStates, live: Account, *, back: bool
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """The desired tables and their base for the way back (``back``: undo, the state before
+    the run desired, after it the base) or forth (repair: after desired, before the base).
+    An item whose live value is one the run's own calls left on the way is planned from
+    live: it is no one else's change."""
+    state, _ = live_state(live)
+    start, end = (states.after, states.before) if back else (states.before, states.after)
+    base = {
+        key: live_value(state, key) if run_made(states, state, key) else start[key] for key in start
+    }
+    ids = code_ids(live.refs)
+    records = (states.records_before, states.records_after)
+    desired_records, base_records = record_tables(*(records if back else records[::-1]))
+    desired = {**item_tables(end, ids), **desired_records}
+    return desired, {**item_tables(base, ids), **base_records}
+
+
 # --------------------------------------------------------------------------- tables
 
 
@@ -249,4 +271,5 @@ __all__ = [
     "record_tables",
     "run_made",
     "run_states",
+    "way_tables",
 ]

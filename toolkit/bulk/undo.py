@@ -38,9 +38,8 @@ from .guards import GUARDS
 from .journal import INVERTED, Journal, open_journal
 from .outcomes import ApplyResult
 from .plan import Plan, make_plan, read_live
-from .read_back import live_state
 from .run_check import check_bound, refuse_undone
-from .run_state import code_ids, item_tables, live_value, record_tables, run_made, run_states
+from .run_state import run_states, way_tables
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -83,16 +82,7 @@ def undo_plan(
         return Plan()
     live = read_live(client, sorted(states.campaigns))
     check_bound(book, run_id, client, live)
-    state, _ = live_state(live)
-    # live left by the run's own calls is the base; anything else is measured from its end
-    base = {
-        key: live_value(state, key) if run_made(states, state, key) else after
-        for key, after in states.after.items()
-    }
-    ids = code_ids(live.refs)
-    desired_records, base_records = record_tables(states.records_before, states.records_after)
-    desired = {**item_tables(states.before, ids), **desired_records}
-    bases = {**item_tables(base, ids), **base_records}
+    desired, bases = way_tables(states, live, back=True)
     plan = make_plan(client, desired, base=bases, live=live, prefer=prefer, allow=GUARDS)
     plan.purpose = "undo"
     cpa = [c for c in cpa if call_kind(c.target).prepare_undo(client, c)]
