@@ -155,6 +155,22 @@ def test_undo_leaves_a_third_partys_changes_alone_unless_preferred(sb, api, jour
     assert bids(api, cid)[us] == pytest.approx(us_bid)
 
 
+def test_undo_leaves_alone_a_country_someone_dropped_after_the_run(sb, api, journal):
+    """A bid change whose add landed did not leave its country absent: a country gone since
+    the run was dropped by someone else, and undo does not add it back."""
+    client = connect(sb)
+    base = tables(client)
+    (cid, us, _us_bid), (_, other, other_bid) = first_countries(base)
+    a = apply(client, rebid(base, 1.5, {us, other}), base, journal)
+    api.ok("/api/campaign/drop-country", id=cid, items=[us])
+    plan = undo_plan(client, a.run_id, journal=journal)
+    assert [tuple(k) for k in plan.conflicts["key"]] == [(cid, us)]
+    assert plan.conflicts.iloc[0]["live"] == "<absent>"
+    undo(client, a.run_id, journal=journal, plan=plan, progress=False)
+    live = bids(api, cid)
+    assert us not in live and live[other] == pytest.approx(other_bid)
+
+
 # --------------------------------------------------------------------------- once, and bound
 
 

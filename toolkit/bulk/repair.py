@@ -28,7 +28,7 @@ from .journal import Journal, open_journal
 from .outcomes import ApplyResult
 from .plan import Plan, make_plan, read_live
 from .run_check import check_bound, finished_as_planned, run_row, undone_in_force
-from .run_state import Key, run_states, way_tables
+from .run_state import Key, finished_by_the_run, run_states, way_tables
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -85,7 +85,7 @@ def repair_plan(
     if run_id is None or nothing_to_repair(book, run_id) is not None:
         return run_id, Plan()
     check_bound(book, run_id, client)
-    states = run_states(book.planned(run_id))
+    states = finished_by_the_run(run_states(book.planned(run_id)), book.outcomes(run_id))
     if not states:
         return run_id, Plan()
     live = read_live(client, sorted(states.campaigns))

@@ -164,6 +164,28 @@ RECORD_CALLS = {
 # --------------------------------------------------------------------------- bases
 
 
+def finished_by_the_run(states: RunStates, outcomes: pd.DataFrame) -> RunStates:
+    """``states`` with the values on the way dropped for the items whose last outcome in the
+    journaled ``outcomes`` of the call that ends their change (the add of a bid change, which
+    a cut-off run may never have sent) says the run left them as planned (``applied`` or
+    ``already``):
+    a bid change whose add landed did not leave its item absent, so an absent item is
+    someone else's change, not the run's."""
+    done: dict[Key, bool] = {}
+    for row in outcomes.itertuples(index=False):
+        if row.item is None or (isinstance(row.item, float) and row.item != row.item):
+            continue
+        list_type = row.list_type if isinstance(row.list_type, str) else None
+        key = (str(row.target), list_type, int(row.campaign_id), str(row.item))
+        last = "drop" if states.after.get(key, ABSENT) is ABSENT else "add"
+        if key in states.between and row.action == last:  # the call that ends the change
+            done[key] = row.outcome in ("applied", "already")
+    for key, finished in done.items():
+        if finished:
+            states.between[key] = [states.after[key]]
+    return states
+
+
 def run_made(states: RunStates, live: LiveState, key: Key) -> bool:
     """Whether the live value of ``key`` is one the run's own calls could have left."""
     now = live.lookup(*key)
@@ -266,6 +288,7 @@ __all__ = [
     "Key",
     "RunStates",
     "code_ids",
+    "finished_by_the_run",
     "item_tables",
     "live_value",
     "record_tables",

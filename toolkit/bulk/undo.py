@@ -39,7 +39,7 @@ from .journal import INVERTED, Journal, open_journal
 from .outcomes import ApplyResult
 from .plan import Plan, make_plan, read_live
 from .run_check import check_bound, refuse_undone
-from .run_state import run_states, way_tables
+from .run_state import finished_by_the_run, run_states, way_tables
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -76,7 +76,7 @@ def undo_plan(
     book = open_journal(journal)
     check_bound(book, run_id, client)
     refuse_undone(book, run_id, prefer=prefer)
-    states = run_states(book.planned(run_id))
+    states = finished_by_the_run(run_states(book.planned(run_id)), book.outcomes(run_id))
     cpa = inverse_plan(book.outcomes(run_id)).calls
     if not states and not cpa:
         return Plan()
