@@ -208,6 +208,12 @@ def test_bid_form_changes_a_country_bid_and_undoes_it(
     expect_pending(form, f"bids set to (USD) {NEW_BID:g}: {len(changed)} of {len(changed)} row")
     expect(form.locator(".ct-bid-table")).to_contain_text(f"→ {NEW_BID:g}")
 
+    # a bid cut or raised more than 3x is a fat finger until the user says otherwise
+    assert any(before[(c, code)] > 3 * NEW_BID or 3 * before[(c, code)] < NEW_BID for c in changed)
+    form.get_by_role("button", name="Preview").click()
+    expect(status(form)).to_contain_text("Refused by the guard bid_jump")
+    expect(status(form)).to_contain_text("tick 'allow bid_jump' to go ahead")
+    form.get_by_label("allow bid_jump").check()
     run_id = preview_apply(form)
     after = country_bids(client, ids)
     for cid in changed:
