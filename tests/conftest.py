@@ -148,6 +148,14 @@ def client(sb: Sandbox) -> Any:
 
 
 @pytest.fixture()
+def faults(sb: Sandbox) -> Iterator[Any]:
+    """The faults of the module's ``sb``, cleared before and after the test."""
+    sb.faults.clear()
+    yield sb.faults
+    sb.faults.clear()
+
+
+@pytest.fixture()
 def fresh_sandbox() -> Iterator[Sandbox]:
     """A sandbox of its own, for tests that change faults or reset state."""
     with Sandbox(campaigns=5, accounts=2) as sb:

@@ -31,14 +31,6 @@ def sb():
         yield sandbox
 
 
-@pytest.fixture()
-def faults(sb):
-    """The sandbox's faults, cleared after the test."""
-    sb.faults.clear()
-    yield sb.faults
-    sb.faults.clear()
-
-
 def connect(sb, retries: int = 1):
     return toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=retries, backoff=0.01)
 

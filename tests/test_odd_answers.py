@@ -64,13 +64,6 @@ def sb():
 
 
 @pytest.fixture()
-def faults(sb):
-    sb.faults.clear()
-    yield sb.faults
-    sb.faults.clear()
-
-
-@pytest.fixture()
 def api(sb) -> Api:
     return Api(sb.url, sb.api_keys[0])
 

@@ -29,13 +29,6 @@ def sb():
         yield sandbox
 
 
-@pytest.fixture()
-def faults(sb):
-    sb.faults.clear()
-    yield sb.faults
-    sb.faults.clear()
-
-
 def connect(sb, **options):
     settings = {"retries": 0, "backoff": 0.01, **options}
     return toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, **settings)
