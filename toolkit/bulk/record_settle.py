@@ -21,6 +21,7 @@ from .. import spec
 from .calls import CAMPAIGN
 from .diff import same
 from .outcomes import Outcome
+from .plan_records import plain
 
 
 def is_record_move(o: Outcome) -> bool:
@@ -36,7 +37,7 @@ def carried_out(o: Outcome, live: Mapping[str, Any]) -> bool | None:
     fields = [k for k in previous or {} if k in live]
     if not fields:
         return None
-    return any(not same(_plain(live[k]), _plain(previous[k])) for k in fields)  # type: ignore[index]
+    return any(not same(plain(live[k]), plain(previous[k])) for k in fields)  # type: ignore[index]
 
 
 def settle_records(outcomes: Iterable[Outcome], campaigns: Mapping[int, Mapping[str, Any]]) -> int:
@@ -56,14 +57,6 @@ def settle_records(outcomes: Iterable[Outcome], campaigns: Mapping[int, Mapping[
         )
         changed += 1
     return changed
-
-
-def _plain(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    if hasattr(value, "item"):
-        return value.item()
-    return value
 
 
 __all__ = ["carried_out", "is_record_move", "settle_records"]
