@@ -569,7 +569,7 @@ def test_wrong_shaped_account_reads_say_what_was_expected(sb, faults, rule, expe
 def test_fault_rules_for_odd_answers_are_validated(sb):
     bad = {
         "cut needs after": ({"body": "cut"}, "needs 'after': true"),
-        "unknown body": ({"body": "<html>"}, "must be one of ['cut', '[]', '{}']"),
+        "unknown body": ({"body": "<html>"}, "must be one of ['cut', '[]', '{}', 'echo']"),
         "status and body": ({"status": 524, "body": "{}"}, "not both"),
         "unknown status": ({"status": 418}, "must be one of"),
     }

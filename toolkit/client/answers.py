@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import requests
+from typing import TYPE_CHECKING, Any
 
 from .. import spec
 from ..errors import MalformedAnswerError
+
+if TYPE_CHECKING:
+    from .wire import Answer
 
 
 @dataclass(frozen=True)
@@ -41,14 +42,14 @@ class Reading:
     why: str = ""
 
     @classmethod
-    def of(cls, response: requests.Response) -> Reading:
+    def of(cls, answer: Answer) -> Reading:
+        """What ``answer`` (read by the transport, without the key) means."""
         try:
-            return cls(response.status_code, response.json(), True)
+            return cls(answer.status_code, answer.json(), True)
         except ValueError as exc:  # the body is cut, empty or not JSON
-            ctype = response.headers.get("Content-Type", "?").split(";")[0]
-            size = len(response.content or b"")
-            why = f"HTTP {response.status_code}, {ctype}, {size} bytes ({type(exc).__name__})"
-            return cls(response.status_code, None, False, why)
+            ctype = answer.headers.get("Content-Type", "?").split(";")[0]
+            why = f"HTTP {answer.status_code}, {ctype}, {answer.size} bytes ({type(exc).__name__})"
+            return cls(answer.status_code, None, False, why)
 
     @property
     def success(self) -> bool:

@@ -22,6 +22,7 @@ import threading
 import weakref
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import quote, quote_plus
 
 from ..errors import ConfigError
 
@@ -100,9 +101,14 @@ class ApiKey:
         """The raw key. Call it inline where the request is built; never keep it in a variable."""
         return self._value
 
-    def redact(self, text: str) -> str:
-        """``text`` with this key replaced by ``***``."""
-        return text.replace(self._value, "***") if self._value else text
+    def redact(self, text: str, *, long_only: bool = False) -> str:
+        """``text`` with this key, and its URL-encoded forms, replaced by ``***``; with
+        ``long_only``, a key of fewer than 8 characters is left (it could be ordinary text)."""
+        if not self._value or (long_only and len(self._value) < _MIN_LITERAL):
+            return text
+        for form in {self._value, quote(self._value, safe=""), quote_plus(self._value)}:
+            text = text.replace(form, "***")
+        return text
 
     @property
     def fingerprint(self) -> str:

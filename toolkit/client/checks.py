@@ -117,33 +117,70 @@ def target_items(
 
 def item_problems(k: spec.TargetKind, value: Any) -> list[str]:
     """Problems of one item of kind ``k`` that need no dictionary lookup but ISO codes."""
+    rule = refused_item(k, value)
+    return [] if rule is None else [f"{rule}; got {value!r}"]
+
+
+def refused_item(k: spec.TargetKind, value: Any) -> str | None:
+    """The rule of the interface ``value`` breaks as an item of kind ``k``, in words that do
+    not repeat the value (a rule's decision shows them as its status), or None when the
+    service takes it (as far as a check without dictionary lookups but ISO codes can tell).
+
+    >>> refused_item(spec.target_kind("country"), "Atlantis")
+    'a country code is ISO 3166-1 alpha-2, upper case'
+    """
     if k.item_type is int:
         ok = _integer(value) and value > 0
         if not ok and not (isinstance(value, str) and value.isdigit()):
-            return [f"{k.name} item must be a positive integer id, got {value!r}"]
-        return []
+            return f"a {k.name} item is a positive integer id"
+        return None
     if not isinstance(value, str):
-        return [f"{k.name} item must be a string, got {value!r}"]
+        return f"a {k.name} item is a string"
     if k.values is not None and value not in k.values:
-        return [f"unknown {k.name} {value!r}; allowed: {', '.join(k.values)}"]
+        return f"a {k.name} item is one of {', '.join(k.values)}"
     codes = CODE_SETS.get(code_dictionary(k) or "")
     if codes is not None and value not in codes[0]():
-        return [f"unknown {k.name} code {value!r} ({codes[1]})"]
+        return f"a {k.name} code is {codes[1]}"
     if k.syntax is not None and not k.syntax(value):
-        return [f"invalid {k.name} item {value!r}"]
-    return []
+        return f"a {k.name} item is written as {k.help or 'the interface says'}"
+    return None
+
+
+#: What the service takes as list and bid-rule items, in words (the checks' messages and
+#: the status of a rule's decision on an item it does not take say them).
+SOURCE_ID_RULE = f"a source id is a positive integer (at most {spec.MAX_SOURCE_ID})"
+SUBID_RULE = "a subId is 1 to 64 hexadecimal digits"
+RULE_ITEM_RULE = "a bid rule item is a source id or a subId: 1 to 64 hexadecimal digits"
+
+
+def refused_list_item(lk: spec.ListKind, value: Any) -> str | None:
+    """The rule ``value`` breaks as an item of the list ``lk`` (:data:`SOURCE_ID_RULE`,
+    :data:`SUBID_RULE`), or None when the service takes it.
+
+    >>> refused_list_item(spec.LISTS["subid_black"], "not-hex"), refused_list_item(
+    ...     spec.LISTS["source_black"], "123")
+    ('a subId is 1 to 64 hexadecimal digits', None)
+    """
+    if lk.entity == "source":
+        if _integer(value):
+            return None if spec.is_source_id(int(value)) else SOURCE_ID_RULE
+        digits = isinstance(value, str) and value.isascii() and value.isdigit()
+        return None if digits and spec.is_source_id(int(value)) else SOURCE_ID_RULE
+    return None if isinstance(value, str) and spec.is_hex(value) else SUBID_RULE
+
+
+def refused_rule_item(value: Any) -> str | None:
+    """The rule ``value`` breaks as a bid rule's item (:data:`RULE_ITEM_RULE`), or None."""
+    return None if spec.is_hex(str(value)) else RULE_ITEM_RULE
 
 
 def list_items(lk: spec.ListKind, items: Any) -> list[Any]:
     values = _as_list(items)
     problems = [] if values else ["items must not be empty"]
     for value in values:
-        if lk.entity == "source":
-            source = int(value) if _integer(value) else value
-            if not spec.is_source_id(source) and not (isinstance(value, str) and value.isdigit()):
-                problems.append(f"source id must be a positive integer, got {value!r}")
-        elif not (isinstance(value, str) and spec.is_hex(value)):
-            problems.append(f"subId must be a hexadecimal string, got {value!r}")
+        rule = refused_list_item(lk, value)
+        if rule is not None:
+            problems.append(f"{rule}; got {value!r}")
     raise_if(problems)
     return values
 
@@ -151,11 +188,7 @@ def list_items(lk: spec.ListKind, items: Any) -> list[Any]:
 def rule_items(items: Any) -> list[str]:
     values = [str(v) for v in _as_list(items)]
     problems = [] if values else ["items must not be empty"]
-    problems += [
-        f"bid rule item must be a source id or a hex subId, got {v!r}"
-        for v in values
-        if not spec.is_hex(v)
-    ]
+    problems += [f"{RULE_ITEM_RULE}; got {v!r}" for v in values if refused_rule_item(v)]
     raise_if(problems)
     return values
 

@@ -19,6 +19,10 @@ come after the request was carried out: from then on the call's final error carr
 
 Waits grow exponentially with full jitter: ``uniform(0, min(max_backoff, backoff * 2**n))``.
 
+Each answer is read at once into a :class:`~toolkit.client.wire.Answer` without the api-key
+(no frame holds a ``requests.Response``, whose URL carries it); redirects are followed on the
+base URL's host only, one elsewhere is a :class:`~toolkit.errors.TransportError`.
+
 Under a rate limit (HTTP 429), an :class:`~toolkit.client.adaptive.AdaptiveRate` shared by
 every thread of the transport paces the requests (``adaptive=True``, the default): the threads
 wait out each ``Retry-After`` together and the request rate is cut on a burst of 429s and
@@ -59,6 +63,7 @@ from .apikey import FROM_ARGUMENT, ApiKey, refuse_pickle
 from .redaction import install as install_redaction
 from .redaction import redact
 from .results import single_error
+from .wire import Answer, Exchange, RedirectRefused, exchange
 
 log = logging.getLogger("toolkit.client")
 
@@ -237,17 +242,6 @@ class TransportLike(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class _Send:
-    """What goes on the wire for one request (the URL has no key)."""
-
-    method: str
-    url: str
-    body: Any
-    headers: dict[str, str]
-    files: dict[str, tuple[str, bytes, str]] | None
-
-
 @dataclass
 class _Tries:
     """The retries of one call so far, and whether a try may have reached the service."""
@@ -381,7 +375,7 @@ class Transport:
         files = None
         if req.files is not None:
             files = {name: (fn, data, mime) for name, (fn, data, mime) in req.files.items()}
-        send = _Send(method, url, body, headers, files)
+        send = Exchange(method, url, body, headers, files)
         tries = _Tries()
         while True:
             if self.limiter is not None:
@@ -399,23 +393,25 @@ class Transport:
                 continue
             return self._answer(req, response, read, tries)
 
-    def _send_once(self, send: _Send, req: Request, tries: _Tries) -> requests.Response | None:
-        """One try: the response, or None after waiting for a retry of a failed request."""
+    def _send_once(self, send: Exchange, req: Request, tries: _Tries) -> Answer | None:
+        """One try: the answer (read, without the key), or None after waiting for a retry of
+        a failed request. Redirects are followed on the base URL's host only."""
         started = time.perf_counter()
         failure: str | None = None
         retry_reason: str | None = None
         interrupted = False
-        response: requests.Response | None = None
+        response: Answer | None = None
         try:
-            response = self.session.request(
-                send.method,
-                send.url,
-                data=send.body,
-                headers=send.headers,
-                files=send.files,
-                timeout=self.timeout,
+            response = exchange(
+                self.session,
+                send,
                 auth=self._auth,
+                timeout=self.timeout,
+                key=self._key,
+                home=self.base_url,
             )
+        except RedirectRefused as exc:
+            failure = str(exc)
         except requests.RequestException as exc:
             failure, retry_reason = self._failed(exc, send, req, tries, started)
         except KeyboardInterrupt:
@@ -440,7 +436,7 @@ class Transport:
     def _failed(
         self,
         exc: requests.RequestException,
-        send: _Send,
+        send: Exchange,
         req: Request,
         tries: _Tries,
         started: float,
@@ -458,7 +454,7 @@ class Transport:
         return f"{reason} ({count} {'try' if count == 1 else 'tries'})", None
 
     def _retry_status(
-        self, req: Request, response: requests.Response, read: Reading, sent: float, tries: _Tries
+        self, req: Request, response: Answer, read: Reading, sent: float, tries: _Tries
     ) -> bool:
         """True when the answer is retried (after the wait it calls for): a 429; for a safe
         request, a status of :data:`RETRY_STATUSES` or a 2xx whose body does not read."""
@@ -476,9 +472,7 @@ class Transport:
             return True
         return False
 
-    def _throttled(
-        self, req: Request, response: requests.Response, sent: float, attempt: int
-    ) -> bool:
+    def _throttled(self, req: Request, response: Answer, sent: float, attempt: int) -> bool:
         """An HTTP 429: the gate slows every thread down; True when this request is retried."""
         retry_after = _retry_after(response)
         waitable = retry_after is None or retry_after <= self.max_retry_after
@@ -503,9 +497,7 @@ class Transport:
         )
         time.sleep(wait)
 
-    def _answer(
-        self, req: Request, response: requests.Response, read: Reading, tries: _Tries
-    ) -> Any:
+    def _answer(self, req: Request, response: Answer, read: Reading, tries: _Tries) -> Any:
         """The answer's JSON, or the error it means; ``maybe_sent`` on the error when this
         or an earlier try may have been carried out."""
         status, body, maybe = read.status, read.body, tries.reached
@@ -552,7 +544,7 @@ class Transport:
         raise ApiError(req.operation, status, messages or [f"HTTP {status}"], maybe_sent=maybe)
 
 
-def _retry_after(response: requests.Response) -> float | None:
+def _retry_after(response: Answer) -> float | None:
     value = response.headers.get("Retry-After")
     if value is None:
         return None

@@ -134,18 +134,25 @@ class App:
         if rule is not None and not rule.after:
             if rule.hang_s and self.faults.sleep(rule.hang_s):
                 return self.fault_answer(503, None)  # the sandbox stopped meanwhile
-            if rule.status is not None or rule.body is not None:
-                return self.faulty(rule, None)
+            if rule.answers:
+                return self.faulty(rule, None, request)
         answer = self.carry_out(request)
         if rule is not None and rule.after:  # carried out; its answer is lost
             if rule.hang_s and self.faults.sleep(rule.hang_s):
                 return self.fault_answer(503, None)
-            if rule.status is not None or rule.body is not None:
-                return self.faulty(rule, answer)
+            if rule.answers:
+                return self.faulty(rule, answer, request)
         return answer
 
-    def faulty(self, rule: FaultRule, answer: Response | None) -> Response:
-        """The answer of a status or body fault (``answer``: the real one, when carried out)."""
+    def faulty(self, rule: FaultRule, answer: Response | None, request: Request) -> Response:
+        """The answer of a status, body or redirect fault (``answer``: the real one, when
+        carried out)."""
+        if rule.redirect is not None:
+            return self.redirected(rule.redirect, request)
+        if rule.body == "echo":  # a gateway that quotes the request, its api-key included
+            line = f"{request.method} {request.host_url.rstrip('/')}{request.full_path}"
+            echoed = {"status": "error", "errorList": [f"Bad gateway: upstream failed on {line}"]}
+            return self.json(echoed, rule.status or 502)
         if rule.status is not None:
             return self.fault_answer(rule.status, rule.retry_after)
         if rule.body == "cut" and answer is not None:  # the first half, framed as whole
@@ -156,6 +163,14 @@ class App:
                 content_type=answer.headers.get("Content-Type"),
             )
         return Response(rule.body, status=200, content_type="application/json; charset=utf-8")
+
+    @staticmethod
+    def redirected(target: str, request: Request) -> Response:
+        """HTTP 307 to ``target``, keeping the request's query string (as a careless gateway
+        or a moved service does: the api-key goes along)."""
+        query = request.query_string.decode("latin-1")
+        location = target + ("&" if "?" in target else "?") + query if query else target
+        return Response(b"", status=307, headers={"Location": location})
 
     def carry_out(self, request: Request) -> Response:
         """The service's answer to ``request`` (no faults)."""
@@ -275,7 +290,7 @@ class App:
             ) from None
         except HTTPException as exc:
             raise BadRequest(f"Malformed multipart body: {exc.description}") from None
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:
             raise BadRequest(f"Malformed multipart body: {exc}") from None
         for name, storage in uploads.items(multi=False):
             files[name] = Upload(
@@ -312,7 +327,7 @@ class App:
             return self.json(self.control(request.method, name, data))
         except Failure as exc:
             return self.failure(exc)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             return self.failure(BadRequest(f"Bad control request: {exc}"))
 
 

@@ -110,3 +110,25 @@ def check_multipart(raw: bytes, boundary: str | None) -> None:
         raise BadRequest(
             "Malformed multipart body: it does not end with the closing boundary (truncated?)"
         )
+    _check_part_names(raw.split(closing, 1)[0].split(mark)[1:])
+
+
+_DISPOSITION = re.compile(rb"^content-disposition:[^\r\n]*", re.IGNORECASE | re.MULTILINE)
+_NAME = re.compile(rb";\s*name\*?\s*=", re.IGNORECASE)
+
+
+def _check_part_names(parts: list[bytes]) -> None:
+    """Every part of a multipart body names its field: ``Content-Disposition: form-data;
+    name="..."``."""
+    for number, part in enumerate(parts, 1):
+        head = part.split(b"\r\n\r\n", 1)[0]
+        disposition = _DISPOSITION.search(head.lstrip())
+        if disposition is None:
+            raise BadRequest(
+                f"Malformed multipart body: part {number} has no Content-Disposition header"
+            )
+        if not _NAME.search(disposition.group(0)):
+            raise BadRequest(
+                f"Malformed multipart body: part {number} has no name= in its"
+                ' Content-Disposition (send Content-Disposition: form-data; name="field")'
+            )

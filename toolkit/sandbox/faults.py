@@ -25,6 +25,7 @@ from collections import deque
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from . import control_fields as check
 from .errors import BadRequest
 
 FAULT_STATUSES = (408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524)
@@ -39,8 +40,9 @@ GATEWAY_PAGES: dict[int, str] = {
     524: "A timeout occurred",
 }
 #: Odd bodies answered instead of the real one: the real answer cut in half (``cut``, needs
-#: ``after``), or JSON of the wrong shape with HTTP 200.
-FAULT_BODIES = ("cut", "[]", "{}")
+#: ``after``), JSON of the wrong shape with HTTP 200, or a gateway's JSON refusal that echoes
+#: the request's URL, api-key included (``echo``, HTTP ``status`` or 502).
+FAULT_BODIES = ("cut", "[]", "{}", "echo")
 MAX_HANG_S = 120.0
 MAX_RATE_LIMIT = 100_000
 RATE_WINDOW_S = 1.0
@@ -51,8 +53,10 @@ SETTINGS = frozenset({"latency_ms", "seed", "rules", "rate_limit"})
 class FaultRule:
     """One fault: answer ``status`` (with ``Retry-After`` for 429; an HTML page for a
     gateway's 408, 502 and 520-524), answer an odd ``body`` with HTTP 200 (``cut``: the
-    real answer cut in half; ``[]`` or ``{}``: JSON of the wrong shape), or hang ``hang_s``
-    seconds.
+    real answer cut in half; ``[]`` or ``{}``: JSON of the wrong shape; ``echo``: a gateway's
+    JSON refusal quoting the request's URL, with ``status`` or 502), answer HTTP 307 to
+    ``redirect`` (a path or URL; the request's query string is kept), or hang ``hang_s``
+    seconds. Every field is checked (type and range) and a bad one refused naming it.
 
     ``path`` limits the rule to paths starting with it; ``method`` to one HTTP method.
     With ``after``, the request is carried out first and the fault comes after it (a write
@@ -72,15 +76,15 @@ class FaultRule:
     retry_after: float | None = None
     after: bool = False
     body: str | None = None
+    redirect: str | None = None
 
     def __post_init__(self) -> None:
-        if self.status is None and self.hang_s is None and self.body is None:
-            raise BadRequest("A fault rule needs 'status', 'body' or 'hang_s'")
-        if self.status is not None and self.status not in FAULT_STATUSES:
-            raise BadRequest(f"Fault 'status' must be one of {FAULT_STATUSES}, got {self.status}")
-        if self.body is not None and self.body not in FAULT_BODIES:
-            raise BadRequest(f"Fault 'body' must be one of {list(FAULT_BODIES)}, got {self.body!r}")
-        if self.body is not None and self.status is not None:
+        self._check_fields()
+        if self.status is None and self.hang_s is None and self.body is None and not self.redirect:
+            raise BadRequest("A fault rule needs 'status', 'body', 'redirect' or 'hang_s'")
+        if self.redirect is not None and (self.status is not None or self.body is not None):
+            raise BadRequest("A fault rule with 'redirect' answers HTTP 307: no 'status' or 'body'")
+        if self.body is not None and self.status is not None and self.body != "echo":
             raise BadRequest(
                 "A fault rule answers 'status' or 'body' (with HTTP 200), not both;"
                 f" got status {self.status} and body {self.body!r}"
@@ -90,19 +94,50 @@ class FaultRule:
                 "Fault 'body' \"cut\" cuts the answer of a request carried out,"
                 " so it needs 'after': true"
             )
-        if self.hang_s is not None and not 0 < self.hang_s <= MAX_HANG_S:
-            raise BadRequest(f"Fault 'hang_s' must be in (0, {MAX_HANG_S}], got {self.hang_s}")
-        if self.rate is not None and not 0 <= self.rate <= 1:
-            raise BadRequest(f"Fault 'rate' must be in [0, 1], got {self.rate}")
-        if self.count is not None and self.count < 0:
-            raise BadRequest(f"Fault 'count' must not be negative, got {self.count}")
-        if not isinstance(self.after, bool):
-            raise BadRequest(f"Fault 'after' must be true or false, got {self.after!r}")
+
+    def _check_fields(self) -> None:
+        """Each field's type and range (JSON gives any type); whole numbers become ints."""
+        for name, field_check in _FIELD_CHECKS.items():
+            value = getattr(self, name)
+            if value is not None or name == "after":
+                setattr(self, name, field_check(value, f"Fault '{name}'"))
+
+    @property
+    def answers(self) -> bool:
+        """True when the rule answers for the service (a status, a body or a redirect)."""
+        return self.status is not None or self.body is not None or self.redirect is not None
 
     def matches(self, path: str, method: str) -> bool:
         if self.path is not None and not path.startswith(self.path):
             return False
         return self.method is None or self.method.upper() == method
+
+
+def _status(value: Any, name: str) -> int:
+    if isinstance(value, bool) or value not in FAULT_STATUSES:
+        raise BadRequest(f"{name} must be one of {FAULT_STATUSES}, got {value!r}"[:200])
+    return int(value)
+
+
+def _body(value: Any, name: str) -> str:
+    if not isinstance(value, str) or value not in FAULT_BODIES:
+        raise BadRequest(f"{name} must be one of {list(FAULT_BODIES)}, got {value!r}"[:200])
+    return value
+
+
+#: How each field of a rule is checked (and kept), when it is given.
+_FIELD_CHECKS: dict[str, Any] = {
+    "status": _status,
+    "body": _body,
+    "hang_s": lambda v, n: check.number(v, n, 0, MAX_HANG_S, above=True),
+    "rate": lambda v, n: check.number(v, n, 0, 1),
+    "count": lambda v, n: check.whole(v, n, 0, check.MAX_COUNT),
+    "retry_after": lambda v, n: check.number(v, n, 0, check.MAX_RETRY_AFTER),
+    "path": check.path,
+    "method": check.method,
+    "redirect": check.redirect_target,
+    "after": check.flag,
+}
 
 
 class RateWindow:
@@ -188,11 +223,12 @@ class Faults:
         if data.get("rate_limit") is not None:
             limit = RateWindow(_rate_limit(data["rate_limit"]))
         latency = _latency(data["latency_ms"]) if "latency_ms" in data else None
-        with self._lock:
+        rng = random.Random(check.seed(data["seed"])) if "seed" in data else None
+        with self._lock:  # everything was checked: now all of it changes, or nothing did
             if latency is not None:
                 self.latency_ms = latency
-            if "seed" in data:
-                self._rng = random.Random(data["seed"])
+            if rng is not None:
+                self._rng = rng
             if rules is not None:
                 self.rules = rules
             if "rate_limit" in data:
@@ -247,13 +283,13 @@ def _rules(raw_rules: Any) -> list[FaultRule]:
             rules.append(FaultRule(**raw))
         except TypeError as exc:
             raise BadRequest(f"rules[{i}]: {exc}") from None
+        except BadRequest as exc:
+            raise BadRequest(f"rules[{i}]: {exc}") from None
     return rules
 
 
 def _latency(value: Any) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-        raise BadRequest("'latency_ms' must be a number >= 0")
-    return float(value)
+    return float(check.number(value, "'latency_ms'", 0, check.MAX_LATENCY_MS))
 
 
 def _rate_limit(value: Any) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import spec
-from . import logs
+from . import control_fields, logs
 from .app import App
 from .errors import BadRequest, MethodNotAllowed, NotFound
 from .faults import Faults
@@ -224,22 +224,13 @@ class Sandbox:
     def _control_reset(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
         if method != "POST":
             return None
-        keys = self.reset(data.get("campaigns"), data.get("seed"), data.get("accounts"))
+        keys = self.reset(**control_fields.reset_args(data))
         return {"status": "ok", "api_keys": keys}
 
     def _control_moderate(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
         if method != "POST":
             return None
-        for required in ("type", "id", "status"):
-            if required not in data:
-                raise BadRequest(f"'{required}' is required")
-        self.moderate(
-            data["type"],
-            int(data["id"]),
-            data["status"],
-            data.get("status_note"),
-            data.get("convert"),
-        )
+        self.moderate(**control_fields.moderate_args(data))
         return {"status": "ok"}
 
     def _control_faults(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
