@@ -90,11 +90,10 @@ def test_text_that_looks_like_a_formula_stays_text(tmp_path):
     path = frames.write_excel({"t": df}, tmp_path / "f.xlsx")
     ws = openpyxl.load_workbook(path)["t"]
     cells = list(ws.iter_rows(min_row=2))
-    assert [r[0].value for r in cells] == ["=1+1", "+49 ads", "-5", "@home", "plain", None]
+    assert [r[0].value for r in cells] == ["'=1+1", "'+49 ads", "'-5", "'@home", "plain", None]
     assert all(r[0].data_type == "s" for r in cells[:5])
-    assert cells[0][0].quotePrefix
     assert [r[1].value for r in cells] == [1, -2, 3, None, 5, 6]
-    assert [r[2].value for r in cells] == ["=A1", -7, 1.5, None, "x", "y"]
+    assert [r[2].value for r in cells] == ["'=A1", -7, 1.5, None, "x", "y"]
     assert cells[0][2].data_type == "s" and cells[1][2].data_type == "n"
 
 

@@ -19,6 +19,7 @@ import pytest
 import toolkit
 from toolkit.bulk.actions import read_actions
 from toolkit.bulk.actions_templates import COLUMNS as ACTION_COLUMNS
+from toolkit.frames.cells import unescape_formula
 from toolkit.reports import files, view
 from toolkit.reports.excel import BIDS_SHEET, SUMMARY_SHEET
 from toolkit.reports.style import COLOURS, STATES, ZONES
@@ -147,7 +148,7 @@ def check_workbook(path: Path, frame: pd.DataFrame, proposals: dict[str, pd.Data
     names = [
         bids.cell(row=r, column=header.index("name") + 1).value for r in range(2, len(frame) + 2)
     ]
-    assert names == list(frame["name"])
+    assert [unescape_formula(n) for n in names] == list(frame["name"])
     (chart,) = wb[SUMMARY_SHEET]._charts
     assert chart.tagname == "barChart" and chart.grouping == "stacked"
     assert len(chart.series) >= len(ZONES)
@@ -165,8 +166,9 @@ def test_the_workbook_has_the_rows_the_colour_scale_the_chart_and_the_proposals(
     wb = openpyxl.load_workbook(path)
     bids = wb[BIDS_SHEET]
     header = [c.value for c in bids[1]]
-    formula = next(r for r in range(2, bids.max_row + 1) if bids.cell(r, 2).value.startswith("="))
+    formula = next(r for r in range(2, bids.max_row + 1) if bids.cell(r, 2).value[1:2] == "=")
     assert bids.cell(formula, 2).data_type == "s"  # a name, never a formula
+    assert bids.cell(formula, 2).value.startswith("'=")  # kept text when edited or re-saved
     zone = header.index("zone") + 1
     fills = {bids.cell(r, zone).value: bids.cell(r, zone).fill.fgColor.rgb for r in range(2, 16)}
     assert fills["between"] == "00" + COLOURS["between"].lstrip("#")

@@ -57,6 +57,7 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
 
     import toolkit
 
+    from .frames.cells import write_csv
     from .rules import match_cost_saved
 
     truth = client.sandbox.stats_export(out / "stats.csv", days=28, seed=5)
@@ -71,7 +72,7 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
         ],
         ignore_index=True,
     )
-    both.to_csv(out / "backtest.csv", index=False)
+    write_csv(both, out / "backtest.csv")
     print(f"5. Rules over {len(stats):,} rows of tracker statistics ({out / 'stats.csv'})")
     print("   Backtest over 28 days, the threshold tuned to save the same cost:")
     print(both.round(3).to_string(index=False))
@@ -81,7 +82,7 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     plan, decisions = toolkit.evaluate_rules(
         out / "rules.yaml", out / "stats.csv", client, journal=journal
     )
-    decisions.to_csv(out / "decisions.csv", index=False)
+    write_csv(decisions, out / "decisions.csv")
     print(plan.summary(max_calls=6, max_lines=2))
     return plan.apply(client, progress=not quiet, journal=journal)
 
@@ -92,6 +93,7 @@ def run_demo(out: Path, *, quiet: bool = False) -> int:
 
     from .bulk.actions import TEMPLATES, plan_actions, write_template
     from .bulk.workbook import export_workbook
+    from .frames.cells import write_csv
 
     out.mkdir(parents=True, exist_ok=True)
     client = toolkit.connect(api_key=None, base_url=None)
@@ -116,7 +118,7 @@ def run_demo(out: Path, *, quiet: bool = False) -> int:
     print(result.summary())
     shown = ["action", "target", "campaign_id", "item", "bid", "outcome"]
     print(frame[shown].head(15).to_string(index=False))
-    frame.to_csv(out / "result.csv", index=False)
+    write_csv(frame, out / "result.csv")
     report = toolkit.bid_report(client, progress=not quiet, history=out / "prices.db")
     print(f"4. Bid report: {report.to_html(out / 'bids.html')}")
     print(report)

@@ -20,6 +20,9 @@ and ``list_type``:
 (``push``, ``pops``, ``inpage``, ``video``: every campaign of that format).
 
 Every problem of every row is reported at once (a :class:`~toolkit.errors.WorkbookError`).
+A text cell's one leading ``'`` is dropped (:mod:`toolkit.frames.cells`): the toolkit writes
+``-abc`` as ``'-abc`` so that no spreadsheet takes it for a formula, and reads it back as
+``-abc``; a text that really starts with ``'`` is written with two.
 The shipped templates (:func:`write_templates`) have an empty ``actions`` sheet and their
 example rows on an ``examples`` sheet, which is never read: an untouched template plans
 nothing.
@@ -39,6 +42,7 @@ from openpyxl.utils import get_column_letter
 
 from .. import spec
 from ..errors import WorkbookError, WorkbookProblem
+from ..frames.cells import unescape_formula
 from .actions_templates import (
     COLUMNS,
     EXAMPLES_SHEET,
@@ -96,6 +100,7 @@ def _sheet_rows(
             raise WorkbookError([problem], str(path))
         rows = book.rows(name)
         scan = book.scan(name)
+    rows = [[unescape_formula(v) for v in row] for row in rows]  # as written: '=x is =x
     header = [str(c).strip().lower() if not is_empty(c) else "" for c in (rows[0] if rows else [])]
     problems = [
         WorkbookProblem(sheet, 1, c, None, "missing column") for c in COLUMNS if c not in header

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import spec
+from ..frames.cells import excel_text, put_cell
 from .workbook_layout import typed_kinds
 
 SHEET = "actions"
@@ -40,8 +41,7 @@ def write_template(
     book = Workbook()
     readme = book.active
     readme.title = "README"
-    readme["A1"] = title
-    readme["A1"].font = Font(bold=True, size=14)
+    put_cell(readme, 1, 1, title).font = Font(bold=True, size=14)
     lines = [
         *instructions,
         "",
@@ -55,7 +55,7 @@ def write_template(
         " campaign-toolkit undo RUN)",
     ]
     for i, line in enumerate(lines, start=3):
-        readme.cell(row=i, column=1, value=line)
+        put_cell(readme, i, 1, line)
     readme.column_dimensions["A"].width = 110
     _rows_sheet(book.create_sheet(SHEET), rows)
     if examples:
@@ -70,11 +70,12 @@ def _rows_sheet(sheet: Any, rows: Any) -> None:
     from openpyxl.styles import Font
 
     extra = list(dict.fromkeys(k for row in rows for k in row if k not in COLUMNS))
-    sheet.append([*COLUMNS, *extra])  # extra columns (a reason, say) are shown, never read
+    # extra columns (a reason, say) are shown, never read
+    sheet.append([excel_text(c) for c in (*COLUMNS, *extra)])
     for cell in sheet[1]:
         cell.font = Font(bold=True)
-    for row in rows:
-        sheet.append([row.get(c) for c in (*COLUMNS, *extra)])
+    for row in rows:  # text as text, never a formula (read back by bulk.actions)
+        sheet.append([excel_text(row.get(c)) for c in (*COLUMNS, *extra)])
     for letter, width in zip("ABCDEF", (10, 16, 12, 24, 10, 10), strict=True):
         sheet.column_dimensions[letter].width = width
     sheet.freeze_panes = "A2"

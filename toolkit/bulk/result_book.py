@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..frames.account import TABLES
-from ..frames.export import excel_ready
+from ..frames.export import excel_cells, excel_ready
 from .call_kinds import ITEM_TABLES, TargetCalls, call_key, codes_of
 from .calls import CAMPAIGN, CPA_RULE, CREATIVE
 from .workbook_layout import SHEET_ROWS
@@ -116,7 +116,8 @@ def write_result_workbook(
     Rows the run did not touch read ``unchanged``; a row with several outcomes (a campaign
     renamed and paused) shows the worst, with every message. ``refs`` (the dictionaries the
     plan was made with, e.g. ``tables.refs`` or ``account.refs``) match the rows of a kind
-    sent as codes (languages) to their outcomes.
+    sent as codes (languages) to their outcomes. Text that starts like a formula is written
+    with a ``'`` in front; :func:`toolkit.frames.cells.read_table` reads a sheet back as it was.
     """
     found = _index(result.outcomes)
     codes = codes_of(refs)
@@ -150,7 +151,9 @@ def write_result_workbook(
 
 
 def _write(writer: pd.ExcelWriter, name: str, df: pd.DataFrame) -> None:
-    """A sheet, continued on ``name (2)``, ... past the rows a spreadsheet shows."""
+    """A sheet, continued on ``name (2)``, ... past the rows a spreadsheet shows; text that
+    starts like a formula is written with a ``'`` in front (:mod:`toolkit.frames.cells`)."""
+    df = excel_cells(df)
     for part, start in enumerate(range(0, max(len(df), 1), SHEET_ROWS), start=1):
         sheet = name if part == 1 else f"{name} ({part})"
         df.iloc[start : start + SHEET_ROWS].to_excel(writer, sheet_name=sheet, index=False)

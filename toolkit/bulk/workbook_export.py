@@ -21,6 +21,7 @@ import pandas as pd
 
 from .. import spec
 from ..frames.account import TABLES, Account
+from ..frames.cells import escape_formula
 from ..frames.schemas import REF_SCHEMAS, SCHEMA_VERSION
 from . import workbook_layout as layout
 from .workbook_layout import (
@@ -391,8 +392,8 @@ def _refs_sheet(ws: Worksheet, refs: Mapping[str, pd.DataFrame]) -> None:
         cols = [c for c in REFS_COLUMNS[1:] if c in df.columns]
         for record in df[cols].astype(object).itertuples(index=False):
             _put(ws, r, 1, kind)
-            for c, value in zip(cols, record, strict=True):
-                _put(ws, r, REFS_COLUMNS.index(c) + 1, value)
+            for c, value in zip(cols, record, strict=True):  # read back as text columns
+                _put(ws, r, REFS_COLUMNS.index(c) + 1, escape_formula(value))
             r += 1
 
 
@@ -427,6 +428,7 @@ def _readme(ws: Worksheet, info: list[tuple[str, str]]) -> None:
 
     width = 100
     for r, (label, text) in enumerate(readme_lines(info), start=1):
+        label, text = escape_formula(label), escape_formula(text)  # a "-" is text, too
         if label:
             a = _put(ws, r, 1, label)
             a.alignment = Alignment(vertical="top")

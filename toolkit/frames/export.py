@@ -3,8 +3,10 @@
 Excel holds no time zones, so ``DataFrame.to_excel`` refuses the toolkit's tz-aware
 timestamps (``t_created``); :func:`excel_ready` converts them to UTC without a zone.
 :func:`write_excel` writes one sheet per frame with that done, text that starts like a formula
-(``=``, ``+``, ``-``, ``@``) written as text, control characters escaped the spreadsheet way
-(``_xHHHH_``) and long tables continued on further sheets. ``Account.to_excel`` uses it.
+(``=``, ``+``, ``-``, ``@``, tab, CR) written as a text cell with a ``'`` in front (the rule of
+:mod:`toolkit.frames.cells`, which :func:`~toolkit.frames.cells.read_table` undoes), control
+characters escaped the spreadsheet way (``_xHHHH_``) and long tables continued on further
+sheets. ``Account.to_excel`` uses it.
 
 >>> import pandas as pd
 >>> df = pd.DataFrame({"t": pd.to_datetime(["2026-05-10 11:30:00+02:00"], utc=True)})
@@ -26,15 +28,16 @@ from typing import Any
 import pandas as pd
 from pandas.api.types import is_object_dtype
 
+from .cells import FORMULA_LEADS, escape_formula
+
 #: Data rows per sheet: a longer frame continues on ``name (2)``, ``name (3)``, ... (Excel and
 #: LibreOffice keep at most 1,048,576 rows a sheet, the header included).
 SHEET_ROWS = 1_000_000
-#: Text starting with one of these is written as a text cell, never as a formula.
-FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
 #: Sheet names: at most 31 characters, none of ``[]:*?/\``.
 _SHEET_BAD = re.compile(r"[\[\]:*?/\\]")
-# What XML cannot hold, and a literal escape that a reader would take for one.
-_CONTROL = "[\x00-\x08\x0b\x0c\x0e-\x1f]"
+# What XML cannot hold (and CR, which an XML reader turns into LF), and a literal escape that
+# a reader would take for one.
+_CONTROL = "[\x00-\x08\x0b-\x1f]"
 _ESCAPE_LIKE = r"_(x[0-9A-Fa-f]{4}_)"
 
 
@@ -103,36 +106,24 @@ def _text_columns(df: pd.DataFrame) -> list[int]:
     ]
 
 
-def _formula_like(col: pd.Series) -> pd.Series:
-    """True where a text value starts like a formula."""
-    return _texts(col).str.startswith(FORMULA_LEADS).fillna(False).astype(bool)
+def excel_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """The frame as :func:`write_excel` writes it: :func:`excel_ready`, control characters
+    escaped ``_xHHHH_``, text that starts like a formula (or with ``'``) with a ``'`` in front
+    (:func:`~toolkit.frames.cells.escape_formula`); for writers that cut sheets their own way.
 
-
-def _prepare(df: pd.DataFrame) -> tuple[pd.DataFrame, list[int]]:
-    """The frame to write, and the text columns with cells that start like a formula."""
+    >>> excel_cells(pd.DataFrame({"k": ["=1+1", "\\rx"], "n": [-15.0, 2]})).values.tolist()
+    [["'=1+1", -15.0], ["'_x000D_x", 2.0]]
+    """
     out = excel_ready(df)
-    formula_like = []
     for i in _text_columns(out):
         col = out.iloc[:, i]
         if isinstance(col.dtype, pd.CategoricalDtype):
             col = col.astype(object)
-        escaped = _escape(col)
-        if escaped is not col:
-            out.isetitem(i, escaped)
-        if _formula_like(escaped).any():
-            formula_like.append(i)
-    return out, formula_like
-
-
-def _as_text(ws: Any, part: pd.DataFrame, columns: list[int], offset: int) -> None:
-    """Cells of ``columns`` that hold text starting like a formula become text cells."""
-    for i in columns:
-        values = part.iloc[:, i]
-        for r in _formula_like(values).to_numpy().nonzero()[0]:
-            cell = ws.cell(row=int(r) + 2, column=i + 1 + offset)
-            cell.value = str(values.iloc[r])
-            cell.data_type = "s"
-            cell.quotePrefix = True
+        out.isetitem(i, _escape(col.map(escape_formula, na_action="ignore")))
+    out.columns = [escape_formula(c) for c in out.columns]
+    if is_object_dtype(out.index.dtype) and out.index.nlevels == 1:
+        out.index = out.index.map(escape_formula)
+    return out
 
 
 def sheet_name(name: str, part: int = 1) -> str:
@@ -155,26 +146,31 @@ def write_excel(
     """Write frames to an ``.xlsx`` file, one sheet per frame (``{sheet name: frame}``, or
     one frame on ``Sheet1``), each made :func:`excel_ready`.
 
-    Text that starts like a formula (``=``, ``+``, ``-``, ``@``) is a text cell, never a
-    formula; control characters are written ``_xHHHH_``; a frame of more than
-    :data:`SHEET_ROWS` rows continues on ``name (2)``, ... Timestamps are UTC, without a zone
-    (number format ``yyyy-mm-dd hh:mm:ss``). Returns the path.
+    Text that starts like a formula (``=``, ``+``, ``-``, ``@``, tab, CR) or with ``'`` is a
+    text cell with a ``'`` in front, never a formula (read it back with
+    :func:`~toolkit.frames.cells.read_table`); control characters are written ``_xHHHH_``; a
+    frame of more than :data:`SHEET_ROWS` rows continues on ``name (2)``, ... Timestamps are
+    UTC, without a zone (number format ``yyyy-mm-dd hh:mm:ss``). Returns the path.
     """
     if isinstance(frames, pd.DataFrame):
         frames = {"Sheet1": frames}
     path = Path(path)
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         for name, df in frames.items():
-            out, formula_like = _prepare(df)
-            offset = out.index.nlevels if index else 0
+            out = excel_cells(df)
             starts = range(0, max(len(out), 1), SHEET_ROWS)
             for part, start in enumerate(starts, start=1):
                 sheet = sheet_name(name, part)
                 chunk = out.iloc[start : start + SHEET_ROWS]
                 chunk.to_excel(writer, sheet_name=sheet, index=index)
-                if formula_like:
-                    _as_text(writer.sheets[sheet], chunk, formula_like, offset)
     return path
 
 
-__all__ = ["FORMULA_LEADS", "SHEET_ROWS", "excel_ready", "sheet_name", "write_excel"]
+__all__ = [
+    "FORMULA_LEADS",
+    "SHEET_ROWS",
+    "excel_cells",
+    "excel_ready",
+    "sheet_name",
+    "write_excel",
+]

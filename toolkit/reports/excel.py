@@ -10,7 +10,8 @@
   and estimated spend beside it. Rename a sheet to ``actions`` (or write it alone with
   :func:`~toolkit.reports.parts.proposal_workbook`) and ``campaign-toolkit plan`` reads it.
 
-Text is always written as text, never as a formula (a name like ``=SUM(A1)`` stays a name).
+Text is always written as text, never as a formula: a name like ``=SUM(A1)`` is the text
+``'=SUM(A1)`` (see :mod:`toolkit.frames.cells`).
 
 >>> to_excel(report, "bids.xlsx")                                     # doctest: +SKIP
 """
@@ -18,7 +19,6 @@ Text is always written as text, never as a formula (a name like ``=SUM(A1)`` sta
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +26,12 @@ import numpy as np
 import pandas as pd
 
 from ..bulk.actions_templates import COLUMNS as ACTION_COLUMNS
-from ..frames.export import FORMULA_LEADS
+from ..frames.cells import excel_text
 from . import view
 from .parts import PROPOSALS, Parts, action_rows, old_bid_column, parts, proposal_totals
 from .style import COLOURS, STATES, ZONES, country_column, states, text_colour
 
 SUMMARY_SHEET = "summary"
-# What XML (and so openpyxl) cannot hold, written the spreadsheet way (_xHHHH_).
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 BIDS_SHEET = "bids"
 #: Colour scale of ``position``: below 0 (under the minimum), 1 (the recommended price), 2.
 POSITION_SCALE = (("num", 0, "F4B183"), ("num", 1, "A9D9C2"), ("num", 2, "E3B7D2"))
@@ -55,16 +53,13 @@ def _value(value: Any) -> Any:
 
 
 def _put(ws: Any, row: int, column: int, value: Any) -> Any:
-    """One cell; text stays text (a leading ``=``, ``+``, ``-``, ``@`` is not a formula),
-    control characters as ``_xHHHH_``."""
-    value = _value(value)
-    if isinstance(value, str) and _CONTROL.search(value):
-        value = _CONTROL.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
+    """One cell; text stays text: a text cell, and a leading ``=``, ``+``, ``-``, ``@``, tab,
+    CR or ``'`` gets a ``'`` in front; control characters as ``_xHHHH_``
+    (:func:`~toolkit.frames.cells.excel_text`)."""
+    value = excel_text(_value(value))
     cell = ws.cell(row=row, column=column, value=value)
     if isinstance(value, str):
         cell.data_type = "s"
-        if value.startswith(FORMULA_LEADS):
-            cell.quotePrefix = True
     return cell
 
 
