@@ -18,9 +18,9 @@ import toolkit
 from toolkit.bulk import make_plan
 from toolkit.bulk.actions import is_action_workbook, plan_actions
 from toolkit.bulk.workbook import COLUMNS, export_workbook, read_workbook
-from toolkit.bulk.workbook_xml import sheet_parts
 from toolkit.errors import WorkbookError
 from toolkit.sandbox import Sandbox
+from toolkit.xlsx.parts import sheet_parts
 
 ENGINES = ("calamine", "openpyxl")
 BID = openpyxl.utils.get_column_letter(COLUMNS["countries"].index("bid") + 1)

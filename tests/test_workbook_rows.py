@@ -17,10 +17,10 @@ import toolkit
 from toolkit.bulk import make_plan
 from toolkit.bulk import workbook_layout as layout
 from toolkit.bulk.workbook import COLUMNS, export_workbook, read_workbook
-from toolkit.bulk.workbook_xml import sheet_parts
 from toolkit.errors import WorkbookError
 from toolkit.frames import Account
 from toolkit.sandbox import Sandbox
+from toolkit.xlsx.parts import sheet_parts
 
 ENGINES = ("calamine", "openpyxl")
 

@@ -212,7 +212,7 @@ def _workbook_path(text: str) -> Path:
             f"{text}: not an Excel workbook; plan and apply read .xlsx files (an exported"
             " account, or an action workbook from templates/); save it as .xlsx"
         )
-    from .bulk.workbook_file import check_file
+    from .xlsx.archive import check_file
 
     try:
         check_file(path)  # says what the file is instead: CSV, .xls, .ods, empty, truncated

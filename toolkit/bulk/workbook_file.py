@@ -1,95 +1,27 @@
-"""The workbook as a file: is it an .xlsx at all, and what its sheets hold that a reader of
-values does not show (formulas, merged cells).
+"""What a workbook's sheets hold that a reader of values does not show: formulas and
+merged cells.
 
-:func:`check_file` looks at the first bytes and the zip directory before any reader opens
-the file, so an empty file, a CSV, an old ``.xls`` or a truncated archive is one clear
-:class:`~toolkit.errors.WorkbookError` instead of a reader's traceback.
 :func:`formulas_and_merges` scans a sheet's XML as a stream (a million rows in a fraction of
 a second) for cells holding a formula and for merged ranges: a reader of values sees a
 formula's saved result (or nothing when no program computed it) and a merged range as one
-value and empty cells, so both are reported instead of guessed at.
+value and empty cells, so both are reported instead of guessed at. (The file itself, its zip
+and each sheet's cells are checked before, by :mod:`toolkit.xlsx`.)
 
->>> import tempfile, pathlib
->>> empty = pathlib.Path(tempfile.mkdtemp()) / "empty.xlsx"
->>> _ = empty.write_bytes(b"")
->>> try:
-...     check_file(empty)
-... except WorkbookError as exc:
-...     print(exc.problems[0].message)
-the file is empty (0 bytes), not an .xlsx workbook
+>>> list(cells_of("A2:B2"))
+[('A', 2), ('B', 2)]
 """
 
 from __future__ import annotations
 
-import os
 import re
 import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..errors import WorkbookError, WorkbookProblem
+from ..xlsx.archive import SCAN_CHUNK
 
-#: The first bytes of a zip archive (an .xlsx is one), of an empty one, and of an OLE2
-#: compound file (an Excel 97-2003 .xls, or a password-protected .xlsx).
-ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-#: Bytes of sheet XML scanned at once, and how far a cell's XML may reach from its tag.
-SCAN_CHUNK = 1 << 22
+#: How far a cell's XML may reach from its tag (the chunks of a sheet overlap by as much).
 OVERLAP = 1024
-_SAVE_AS = "open it in Excel or LibreOffice and save it as an Excel Workbook (.xlsx)"
-
-
-def file_problem(message: str) -> WorkbookProblem:
-    """A problem of the whole file (no sheet, row or column)."""
-    return WorkbookProblem("", None, None, None, message)
-
-
-def check_file(path: str | os.PathLike[str]) -> None:
-    """Raise :class:`~toolkit.errors.WorkbookError` unless ``path`` looks like an .xlsx
-    workbook: a complete zip archive holding ``xl/workbook.xml``."""
-    path = Path(path)
-    with path.open("rb") as f:
-        head = f.read(8)
-    message = _kind_problem(path, head)
-    if message is None:
-        try:
-            with zipfile.ZipFile(path) as archive:
-                names = set(archive.namelist())
-                mimetype = archive.read("mimetype")[:100] if "mimetype" in names else b""
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
-            message = f"the .xlsx archive is damaged or truncated ({exc}); export it again"
-        else:
-            if b"opendocument" in mimetype:
-                message = f"an OpenDocument spreadsheet (.ods), not .xlsx: {_SAVE_AS}"
-            elif "xl/workbook.xml" not in names:
-                message = "a zip archive without xl/workbook.xml: not an .xlsx workbook"
-    if message is not None:
-        raise WorkbookError([file_problem(message)], str(path))
-
-
-def _kind_problem(path: Path, head: bytes) -> str | None:
-    if not head:
-        return "the file is empty (0 bytes), not an .xlsx workbook"
-    if head.startswith(OLE2_MAGIC):
-        return (
-            "an Excel 97-2003 workbook (.xls) or an encrypted file, not .xlsx: "
-            f"{_SAVE_AS} (without a password)"
-        )
-    if head.startswith(ZIP_MAGIC):
-        return None
-    if path.suffix.lower() in (".csv", ".tsv", ".txt") or _looks_like_text(head):
-        return f"a CSV or text file, not an .xlsx workbook: {_SAVE_AS}"
-    return "not an .xlsx workbook (the file is not a zip archive)"
-
-
-def _looks_like_text(head: bytes) -> bool:
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return b"\x00" not in head
 
 
 # --------------------------------------------------------------------------- sheet XML
@@ -201,4 +133,4 @@ def cells_of(ref: str) -> Iterator[tuple[str, int]]:
                 return
 
 
-__all__ = ["SheetScan", "cells_of", "check_file", "file_problem", "formulas_and_merges"]
+__all__ = ["SheetScan", "cells_of", "formulas_and_merges"]

@@ -25,9 +25,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import WorkbookError, WorkbookProblem
+from ..frames.cells import unescape_arrow
 from ..frames.schemas import FLOAT, INT, STRING, TIME
-from .workbook_file import SheetScan, check_file, formulas_and_merges
-from .workbook_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, sheet_parts, unescape_text
+from ..xlsx.archive import check_file
+from ..xlsx.guard import SheetGuard
+from ..xlsx.parts import sheet_parts
+from .workbook_file import SheetScan, formulas_and_merges
+from .workbook_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, unescape_text
 
 #: Reading engines, in the order tried.
 ENGINES: tuple[str, ...] = ("calamine", "openpyxl")
@@ -57,6 +61,7 @@ class Book:
         self._parts: dict[str, str] = {}
         check_file(self.path)
         with self._unreadable(None):
+            self._guard = SheetGuard(self.path)  # each sheet checked before it is parsed
             self._open()
 
     @contextmanager
@@ -99,6 +104,7 @@ class Book:
     def _parse(self, name: str) -> list[Sequence[Any]]:
         import python_calamine
 
+        self._guard.check(name)  # on this worker too: checks run beside other parses
         wb = python_calamine.CalamineWorkbook.from_path(str(self.path))
         try:
             return wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
@@ -109,10 +115,15 @@ class Book:
         """The sheet's rows from row 1, each from column A; an empty cell is ``None`` or
         ``""``. Rows may be of different lengths."""
         with self._unreadable(name):
+            if name not in self._pending:  # a parse on a worker checked the sheet first
+                self._guard.check(name)
             return self._rows(name)
 
     def header(self, name: str) -> Sequence[Any]:
-        """The first row of a sheet (empty for an empty or unreadable sheet)."""
+        """The first row of a sheet (empty for an empty or unreadable sheet); a sheet that
+        fails the checks of :mod:`toolkit.xlsx.guard` raises."""
+        with self._unreadable(name):
+            self._guard.check(name)
         try:
             if self.engine == "calamine":
                 for row in self._cal.get_sheet_by_name(name).iter_rows():
@@ -127,6 +138,7 @@ class Book:
     def scan(self, name: str) -> SheetScan:
         """Formulas and merged ranges of a sheet (see :mod:`.workbook_file`)."""
         with self._unreadable(name):
+            self._guard.check(name)
             if self._zip is None:
                 self._zip = zipfile.ZipFile(self.path)
                 self._parts = sheet_parts(self._zip)
@@ -213,6 +225,7 @@ def _text(values: Sequence[Any], strip: bool) -> pd.Series:
         arr = pa.array(values, pa.large_string())
     else:
         arr = pa.array([_as_text(v) for v in values], pa.large_string())
+    arr = unescape_arrow(arr)  # the toolkit wrote '=x for =x (toolkit.frames.cells)
     if strip:
         arr = pc.utf8_trim_whitespace(arr)
         blank = pc.equal(arr, "")

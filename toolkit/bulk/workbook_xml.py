@@ -7,13 +7,14 @@ the big sheets are built a column at a time with ``pyarrow.compute`` and streame
 zip, in place of the header-only ``<sheetData>`` that openpyxl wrote.
 
 Strings are inline strings (``t="inlineStr"``), so a spreadsheet never reads them as
-formulas. XML-special characters are escaped; a carriage return is written as ``&#13;`` (an
-XML parser would turn a raw one into a line feed); other control characters, which XML 1.0
-cannot hold, as ``_xHHHH_``, the spreadsheet convention (a literal ``_xHHHH_`` in the text is
-escaped as ``_x005F_xHHHH_``); the noncharacters U+FFFE and U+FFFF, which no reader takes
-back, become U+FFFD. Leading or trailing white space is kept
-(``xml:space="preserve"``). Numbers are written in their shortest round-trip form, so they
-read back bit for bit; timestamps as serial days (UTC).
+formulas, and text that starts like a formula gets a ``'`` in front and the quote-prefix
+style (:mod:`toolkit.frames.cells`; the readers drop the ``'``). XML-special characters
+are escaped; a carriage return is written as ``&#13;`` (an XML parser would turn a raw one
+into a line feed); other control characters, which XML 1.0 cannot hold, as ``_xHHHH_``, the
+spreadsheet convention (a literal ``_xHHHH_`` in the text is escaped as ``_x005F_xHHHH_``);
+the noncharacters U+FFFE and U+FFFF, which no reader takes back, become U+FFFD. Leading or
+trailing white space is kept (``xml:space="preserve"``). Numbers are written in their
+shortest round-trip form, so they read back bit for bit; timestamps as serial days (UTC).
 
 >>> import pandas as pd
 >>> cols = [Column("A", "str", 1, 2), Column("B", "float", 3)]
@@ -22,7 +23,7 @@ read back bit for bit; timestamps as serial days (UTC).
 <row r="2">
 <c r="A2" s="2" t="inlineStr">
 <is>
-<t>=1+1</t>
+<t>'=1+1</t>
 </is>
 </c>
 <c r="B2" s="3">
@@ -47,12 +48,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
-from xml.etree import ElementTree
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from ..frames.cells import escape_arrow
+from ..xlsx.parts import sheet_parts
 
 #: Rows built per chunk, to bound memory on big sheets.
 CHUNK_ROWS = 100_000
@@ -70,12 +73,6 @@ _ESCAPE_LIKE = r"_(x[0-9A-Fa-f]{4}_)"
 _UNESCAPE_RE = re.compile(r"_x([0-9A-Fa-f]{4})_")
 _QUOTE_RE = r"^[=+\-@\t\r]"
 _SPACE_RE = r"^[ \t\n\r]|[ \t\n\r]$"
-
-_NS = {
-    "m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
-    "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
-    "rel": "http://schemas.openxmlformats.org/package/2006/relationships",
-}
 
 
 @dataclass(frozen=True)
@@ -149,7 +146,7 @@ def _text_cells(
     arr = as_text if as_text is not None else _arrow_text(series)
     if len(arr) and pc.any(pc.equal(arr, "")).as_py():
         arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, _LS), arr)
-    esc = escape_text(arr)
+    esc = escape_text(arr if as_text is not None else escape_arrow(arr))  # '=x, never =x
     open_t = pc.if_else(
         pc.match_substring_regex(arr, _SPACE_RE),
         _lit('"><is><t xml:space="preserve">'),
@@ -240,19 +237,6 @@ class SheetData:
         return self.cells * 200 >= 2**31 - 1
 
 
-def sheet_parts(archive: zipfile.ZipFile) -> dict[str, str]:
-    """``{sheet name: part name}`` of a workbook, from its workbook.xml and its rels."""
-    workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
-    rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
-    targets = {r.get("Id"): r.get("Target", "") for r in rels.findall("rel:Relationship", _NS)}
-    out = {}
-    for sheet in workbook.findall("m:sheets/m:sheet", _NS):
-        target = targets[sheet.get(f"{{{_NS['r']}}}id")]
-        target = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
-        out[sheet.get("name", "")] = target
-    return out
-
-
 def splice(
     skeleton: str | os.PathLike[str] | IO[bytes], out: Path, data: Mapping[str, SheetData]
 ) -> None:
@@ -309,7 +293,6 @@ __all__ = [
     "Column",
     "SheetData",
     "escape_text",
-    "sheet_parts",
     "sheet_rows",
     "splice",
     "unescape_text",

@@ -33,7 +33,6 @@ Top-level keys of a file other than ``rules`` are defaults for every rule.
 
 from __future__ import annotations
 
-import json
 import math
 import operator
 import os
@@ -47,10 +46,14 @@ import numpy as np
 import pandas as pd
 
 from .. import spec
-from ..errors import RuleProblem, RulesError
+from ..bulk.workbook_layout import MAX_BID
+from ..errors import RuleProblem, RulesError, WorkbookError
 from ..stats.schema import COUNTRY, LEVELS
 from .fields import FIELDS
+from .files import read_rules_file
 
+#: The largest number a condition compares with (costs, counts and rates are far below).
+MAX_CLAUSE = 1e15
 #: A rule's level: a row level of the statistics, or a campaign's totals.
 CAMPAIGN = "campaign"
 RULE_LEVELS: tuple[str, ...] = (*LEVELS, CAMPAIGN)
@@ -199,6 +202,21 @@ class Rule:
         return out
 
 
+#: The range of each number of a rule: ``(low, high, low included)``. A bid up to the
+#: workbook's bound for a typo (:data:`toolkit.bulk.workbook_layout.MAX_BID`); a factor from
+#: 0.1 to 10 (a tenth of the bid to ten times it: the ``bid_jump`` guard still asks before
+#: a step past its own bounds); days up to ten years; at most a million decisions a run; a
+#: payout up to a million USD.
+NUMBERS: dict[str, tuple[float, float, bool]] = {
+    "bid": (0.0, MAX_BID, False),
+    "factor": (0.1, 10.0, True),
+    "window": (0, 3650, False),
+    "cooldown": (0, 3650, False),
+    "limit": (0, 1_000_000, False),
+    "payout": (0.0, 1_000_000.0, False),
+}
+
+
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
@@ -247,25 +265,13 @@ def _read_file(path: Path) -> Any:
 
         try:
             return read_rules_sheet(path)
+        except WorkbookError as exc:  # a hostile or broken file: its first problem
+            problem = RuleProblem(None, None, None, f"not a readable workbook: {exc.problems[0]}")
+            raise RulesError([problem], str(path)) from None
         except (OSError, ValueError, KeyError, BadZipFile, InvalidFileException) as exc:
             problem = RuleProblem(None, None, None, f"not a readable workbook: {exc}")
             raise RulesError([problem], str(path)) from None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesError(
-            [RuleProblem(None, None, None, f"cannot read: {exc.strerror}")], str(path)
-        ) from None
-    import yaml
-
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:  # the line and column are in the message
-        raise RulesError(
-            [RuleProblem(None, None, None, f"not readable: {exc}")], str(path)
-        ) from None
+    return read_rules_file(path)  # bounded: size, encoding, depth, aliases
 
 
 def _entries(source: Any) -> tuple[list[Any], dict[str, Any], list[RuleProblem]]:
@@ -319,16 +325,26 @@ class _Check:
             self.bad(key, f"{value!r} is not one of {', '.join(choices)}")
         return value
 
-    def number_of(self, key: str, *, whole: bool = False, low: float = 0.0) -> Any:
+    def number_of(self, key: str, *, whole: bool = False) -> Any:
+        """The number ``key`` within its :data:`NUMBERS` range, or None (missing or bad)."""
         value = self.entry.get(key)
         if value is None:
             return None
+        low, high, included = NUMBERS[key]
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if ok and (not math.isfinite(value) or value <= low or (whole and value != int(value))):
+        if ok and (not math.isfinite(value) or (whole and value != int(value))):
+            ok = False
+        if ok and (value < low or (value == low and not included) or value > high):
             ok = False
         if not ok:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
             kind = "a whole number" if whole else "a number"
-            self.bad(key, f"{value!r} is not {kind} above {_number(low)}")
+            within = (
+                f"{kind} from {_number(low)} to {high:,g}"
+                if included
+                else f"{kind} above {_number(low)} and at most {high:,g}"
+            )
+            self.bad(key, f"{shown} is not {within}")
             return None
         return int(value) if whole else float(value)
 
@@ -399,6 +415,9 @@ def _clauses(c: _Check) -> tuple[Clause, ...]:
             c.bad("when", f"{part.strip()!r} is not 'metric op number' (op: > >= < <= = !=)")
             continue
         metric, op, value = m.group(1).lower(), m.group(2), float(m.group(3))
+        if not math.isfinite(value) or abs(value) > MAX_CLAUSE:
+            c.bad("when", f"{part.strip()[:60]!r}: the number is past {MAX_CLAUSE:,g}")
+            continue
         if metric not in METRICS:
             c.bad("when", f"unknown metric {metric!r}; metrics: {', '.join(METRICS)}")
             continue
@@ -455,9 +474,10 @@ def _prices(c: _Check, action: str, bid: float | None, factor: float | None) -> 
     rule_action = ACTIONS.get(action)
     if rule_action is None:
         return
-    if rule_action.priced and (bid is None) == (factor is None):
+    given = c.entry.get("bid") is not None, c.entry.get("factor") is not None
+    if rule_action.priced and given[0] == given[1]:
         c.bad("bid", "a bid action needs either bid (USD) or factor (of the current bid)")
-    if not rule_action.priced and (bid is not None or factor is not None):
+    if not rule_action.priced and any(given):
         c.bad("bid", f"{action} takes no bid or factor")
 
 
