@@ -46,7 +46,7 @@ def small():
         _rows(7, "subid", "b", [(100, 1.0, 2, 4.0)] * 4),
         _rows(7, "subid", "c", [(100, 1.0, 0, 0.0)] * 2 + [(100, 1.0, 1, 5.0)] * 2),
         _rows(8, "source", "s1", [(50, 1.0, 0, 0.0)] * 4),
-        _rows(8, "subid", "z", [(50, 1.0, 0, 0.0)] * 4),
+        _rows(8, "subid", "ef", [(50, 1.0, 0, 0.0)] * 4),
     )
 
 
@@ -103,9 +103,9 @@ def test_a_paused_campaign_shows_no_later_traffic_to_the_rules(small):
     assert d["rule"].tolist() == ["stop campaign"]
     assert d["day"].iloc[0] == DAY0 + dt.timedelta(days=2)
     assert d["cost_after"].iloc[0] == 1.0  # day 4 of its source rows
-    # without the pause, z reaches cost 4 on day 4 and is blacklisted
+    # without the pause, ef reaches cost 4 on day 4 and is blacklisted
     alone = backtest([rules[1]], small)
-    assert alone.decisions["key"].tolist() == ["z"]
+    assert alone.decisions["key"].tolist() == ["ef"]
 
 
 def test_rule_sets_side_by_side_and_by_rule(small):

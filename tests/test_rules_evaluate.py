@@ -276,7 +276,7 @@ def test_a_pause_rule_pauses_started_campaigns_only(client, journal):
         ("stop", STARTED, str(STARTED)): "planned",
         ("stop", PAUSED, str(PAUSED)): "already",
         ("stop", ARCHIVED, str(ARCHIVED)): "archived",
-        ("stop", 4242, "4242"): "unknown campaign",
+        ("stop", 4242, "4242"): "campaign not in the account",
     }
     assert [(c.action, list(c.campaign_ids)) for c in plan.calls] == [("pause", [STARTED])]
     assert plan.apply(client, progress=False, journal=journal).ok

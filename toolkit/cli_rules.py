@@ -1,5 +1,6 @@
 """Command line: ``campaign-toolkit rules RULES.yaml STATS.csv [--apply] [--yes]
-[--decisions OUT.csv|.xlsx] [--as-of DATE] [--allow GUARD ...]``.
+[--decisions OUT.csv|.xlsx] [--as-of DATE] [--date-format FMT] [--decimal MARK]
+[--campaign-map FILE] [--allow GUARD ...]``.
 
 One library call, :func:`toolkit.evaluate_rules`: the rules over the tracker statistics,
 checked against the live account, become a plan whose preview shows each change with the
@@ -64,6 +65,38 @@ def stats_path(text: str) -> Path:
     return path
 
 
+def some_rules(rules: list[Any]) -> list[Any]:
+    """The rules read, or a :class:`CliError` when the file holds none (or none enabled)."""
+    if not rules:
+        raise CliError("the rules file holds no rules")
+    if not any(r.enabled for r in rules):
+        raise CliError(f"the rules file holds no enabled rules ({len(rules)} disabled)")
+    return rules
+
+
+def date_format(text: str) -> str:
+    """``--date-format %d/%m/%Y``: a strptime format with at least one directive."""
+    if "%" not in text:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date format; write it as strptime does, like %d/%m/%Y"
+        )
+    return text
+
+
+def read_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The statistics readers' options the command line sets (``--date-format``,
+    ``--decimal``, ``--campaign-map``, an existing file), as
+    :func:`toolkit.evaluate_rules` takes them; those not given are left out."""
+    options = {"date_format": args.date_format, "decimal": args.decimal}
+    if args.campaign_map is not None:
+        path = Path(args.campaign_map)
+        if not path.is_file():
+            why = "is a folder" if path.is_dir() else "no such file"
+            raise CliError(f"{args.campaign_map}: {why} (the campaign map: tracker id -> id)")
+        options["campaign_map"] = path
+    return {k: v for k, v in options.items() if v is not None}
+
+
 def output_path(text: str | None, suffixes: tuple[str, ...], what: str) -> Path | None:
     """Where an option writes ``what`` (a file named with one of ``suffixes`` in an existing
     folder), checked before anything is read."""
@@ -111,28 +144,35 @@ def counts_text(decisions: pd.DataFrame, rules: list[Any]) -> str:
 
 
 def write_decisions(decisions: pd.DataFrame, path: Path) -> Path:
-    """Every decision with its evidence, as CSV or as a workbook (text kept as text)."""
+    """Every decision with its evidence, as CSV or as a workbook; text that starts like a
+    formula (a key ``=HYPERLINK(...)``) is written ``'=HYPERLINK(...)``, and
+    :func:`toolkit.frames.cells.read_table` reads the file back as it was."""
     if path.suffix.lower() == ".xlsx":
         from .frames.export import write_excel
 
         return write_excel({"decisions": decisions}, path)
-    decisions.to_csv(path, index=False)
-    return path
+    from .frames.cells import write_csv
+
+    return write_csv(decisions, path)
 
 
 def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     """The ``rules`` command: preview (and, with ``--apply``, apply) what the rules decide."""
     import toolkit
 
-    rules = toolkit.load_rules(args.rules)  # every problem named before connecting
+    rules = some_rules(toolkit.load_rules(args.rules))  # every problem named before connecting
     stats = stats_path(args.stats)
+    read = read_options(args)
     out = decisions_path(args.decisions)
     review = actions_path(args.actions)
     client = conv.connect(args)
     journal = args.journal or "default"  # where earlier runs are remembered, and this one
-    plan, decisions = toolkit.evaluate_rules(
-        rules, stats, client, as_of=args.as_of, allow=args.allow or (), journal=journal
+    result = toolkit.evaluate_rules(
+        rules, stats, client, as_of=args.as_of, allow=args.allow or (), journal=journal, **read
     )
+    if result.fit.none_known:  # a plan of nothing, for statistics of another account's ids
+        raise CliError(str(result.fit.missing_line()))
+    plan, decisions = result
     print(plan.summary(max_calls=args.max_calls))
     print(counts_text(decisions, rules))
     if out is not None:
@@ -162,6 +202,34 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     return 0 if result.ok else 3
 
 
+def read_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of reading a statistics export: ``--date-format``, ``--decimal``,
+    ``--campaign-map`` (:func:`read_options` gathers them)."""
+    p.add_argument(
+        "--date-format",
+        type=date_format,
+        default=None,
+        metavar="FMT",
+        help="how the export writes its dates, as strptime does (%%d/%%m/%%Y for 31/01/2026;"
+        " default: as the statistics reader finds them)",
+    )
+    p.add_argument(
+        "--decimal",
+        choices=(".", ","),
+        default=None,
+        metavar="MARK",
+        help="the export's decimal mark: '.' or ',' (',' for 1,25; default: as the reader"
+        " finds it)",
+    )
+    p.add_argument(
+        "--campaign-map",
+        default=None,
+        metavar="FILE",
+        help="a file mapping the tracker's campaign ids to the network's (when the export"
+        " names campaigns by the tracker's ids)",
+    )
+
+
 def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None:
     """Register ``campaign-toolkit rules`` on the command line's subcommands."""
     p = sub.add_parser(
@@ -169,7 +237,11 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
         help="rules over tracker statistics: preview the plan, --apply to apply it",
         description="Evaluate rules (YAML/JSON, see docs/rules.md) over a tracker's statistics"
         " export against the live account: print the plan with the reason of each change and"
-        " the decisions per rule and status. Nothing is sent without --apply.",
+        " the decisions per rule and status. Nothing is sent without --apply. Items the"
+        " service does not take (a subId that is not hexadecimal...) are left out of the plan"
+        " with their status; campaigns of the statistics the account does not have are named,"
+        " and when it has none of them the command stops (exit 2). An export that is not read"
+        " right: see --date-format, --decimal and --campaign-map.",
     )
     p.add_argument("rules", help="the rules file (.yaml, .yml, .json, or .xlsx with a rules sheet)")
     p.add_argument("stats", help="the statistics export (.csv, .xlsx or .parquet)")
@@ -192,6 +264,7 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
         help="cut the statistics at this day (YYYY-MM-DD, a day they cover; default: their"
         " last day)",
     )
+    read_arguments(p)
     p.add_argument(
         "--allow",
         action="append",
@@ -216,10 +289,14 @@ __all__ = [
     "add_rules_parser",
     "as_of_date",
     "counts_text",
+    "date_format",
     "decision_counts",
     "decisions_path",
     "output_path",
+    "read_arguments",
+    "read_options",
     "run_rules",
+    "some_rules",
     "stats_path",
     "write_decisions",
 ]

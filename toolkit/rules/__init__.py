@@ -7,6 +7,8 @@
 - :mod:`~toolkit.rules.decide`: statistics to decisions with their evidence
   (:func:`toolkit.rules.decide.decide`);
 - :mod:`~toolkit.rules.evaluate`: decisions to a plan (:func:`evaluate_rules`);
+- :mod:`~toolkit.rules.fit`: what of the statistics does not fit (items the service does not
+  take, campaigns the account does not have, rows the reader skipped: ``result.fit``);
 - :mod:`~toolkit.rules.memory`: what rules remember of their runs (a ``factor`` step made
   once per evidence, or once per ``cooldown``);
 - :mod:`~toolkit.rules.changes`: the changes of planned decisions, for the preview's

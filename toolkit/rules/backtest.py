@@ -28,17 +28,20 @@ import datetime as dt
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .decide import DECIDED, decide, in_days
+from .decide import DECIDED, Stats, decide, in_days, read_options
 from .model import CAMPAIGN, STOPS, Rule, load_rules
 
 _ITEM = ["campaign_id", "level", "key"]
 _SUMS = ["impressions", "clicks", "cost", "conversions", "revenue"]
 _AFTER = ["cost_after", "revenue_after", "conversions_after"]
+#: The tables of a :class:`Backtest` that its writers write.
+TABLES: tuple[str, ...] = ("summary", "by_rule", "decisions")
 #: The columns of :attr:`Backtest.summary`.
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "rule_set",
@@ -79,14 +82,38 @@ class Backtest:
     def _repr_html_(self) -> str:
         return f"<b>Backtest over {len(self.days)} days</b>" + self.summary.to_html(index=False)
 
+    def to_excel(self, path: str | os.PathLike[str]) -> Path:
+        """``summary``, ``by_rule`` and ``decisions``, a sheet each; text that starts like a
+        formula (a key ``=HYPERLINK(...)``) written ``'=HYPERLINK(...)`` (see
+        :mod:`toolkit.frames.cells`; ``read_table(path, "decisions")`` reads it back)."""
+        from ..frames.export import write_excel
 
-def daily_stats(stats: Any, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Per day and item, the sums of a stats frame or an export's path (summed by DuckDB);
-    ``day`` is the day as a date."""
+        tables = {name: getattr(self, name) for name in TABLES}
+        return write_excel(tables, path)
+
+    def to_csv(self, path: str | os.PathLike[str], table: str = "summary") -> Path:
+        """One of :data:`TABLES` as CSV, text escaped the same way as :meth:`to_excel`.
+
+        >>> result.to_csv("backtest.csv")                                  # doctest: +SKIP
+        """
+        from ..frames.cells import write_csv
+
+        if table not in TABLES:
+            raise ValueError(f"table {table!r}: one of {', '.join(TABLES)}")
+        return write_csv(getattr(self, table), path)
+
+
+def daily_stats(stats: Any, columns: Mapping[str, str] | None = None, **read: Any) -> pd.DataFrame:
+    """Per day and item, the sums of a stats frame or an export's path (summed by DuckDB,
+    ``columns`` and the read options set, :data:`~toolkit.rules.decide.READ_OPTIONS`, passed
+    on); ``day`` is the day as a date."""
+    read = read_options(**read)
     if isinstance(stats, (str, os.PathLike)):
         from ..stats import aggregate
 
-        frame = aggregate(stats, by=("date", *_ITEM), columns=columns)
+        frame = aggregate(stats, by=("date", *_ITEM), columns=columns, **read)
+    elif read:
+        Stats(stats, **read)  # refuses read options for a frame read already
     else:
         frame = stats
     dates = pd.to_datetime(frame["date"], utc=True)
@@ -249,6 +276,9 @@ def backtest(
     start: dt.date | str | None = None,
     end: dt.date | str | None = None,
     columns: Mapping[str, str] | None = None,
+    date_format: str | None = None,
+    decimal: str | None = None,
+    campaign_map: Any = None,
     progress: bool = False,
 ) -> Backtest:
     """Replay ``rules`` day by day over ``stats`` (a frame or an export's path) from ``start``
@@ -258,8 +288,11 @@ def backtest(
     mapping ``{name: rule set}`` to compare sets side by side (one summary row each).
     ``truth``: rows ``campaign_id, level, key, true_cr, payout`` (the demo statistics'
     truth) to judge each stop. ``formats``: campaign id -> format, for rules scoped to formats.
+    ``columns``, ``date_format``, ``decimal`` and ``campaign_map`` go to the statistics reader
+    (an export's path only), as for :func:`~toolkit.rules.evaluate.evaluate_rules`.
     """
-    daily = daily_stats(stats, columns)
+    read = {"date_format": date_format, "decimal": decimal, "campaign_map": campaign_map}
+    daily = daily_stats(stats, columns, **read)
     days = sorted(set(daily["day"]))
     lo = pd.Timestamp(start).date() if start is not None else None
     hi = pd.Timestamp(end).date() if end is not None else None

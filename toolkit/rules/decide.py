@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import RuleProblem, RulesError, ValidationError
+from ..errors import RuleProblem, RulesError, StatsNote, ValidationError
 from ..frames.schemas import FLOAT, INT, STRING
 from ..stats.countries import country_codes
 from ..stats.schema import COUNTRY
 from .evidence import evidence_frame, item_totals
+from .fit import not_accepted
 from .model import CAMPAIGN, METRICS, Rule, load_rules
 
 #: The columns of the decisions frame, in order.
@@ -58,6 +60,9 @@ DECISION_COLUMNS: tuple[str, ...] = (
     "why",
 )
 DECIDED, OVER_LIMIT, ALREADY = "decided", "over limit", "already"
+#: The read options of the statistics readers a :class:`Stats` passes on when they are set
+#: (``date_format="%d/%m/%Y"``, ``decimal=","``, ``campaign_map=FILE``).
+READ_OPTIONS: tuple[str, ...] = ("date_format", "decimal", "campaign_map")
 #: The numbers every decision's ``why`` shows after the ones its condition names.
 SHOWN = ("p_loss", "clicks", "cost", "conversions")
 
@@ -65,12 +70,31 @@ SHOWN = ("p_loss", "clicks", "cost", "conversions")
 class Stats:
     """Statistics to decide on: a stats frame (:func:`toolkit.read_stats`) or the path of an
     export, whose sums per item and window are asked of DuckDB (never loaded whole).
-    Sums are cached per window."""
+    Sums are cached per window. ``columns`` and the read options set (:data:`READ_OPTIONS`)
+    go to the readers; ``skipped`` gathers what they say they left out (their
+    :class:`~toolkit.errors.StatsNote`, once each: ``stats.csv: skipped 1 totals row (line
+    42)``), a frame's from its ``attrs["skipped"]``."""
 
-    def __init__(self, source: Any, *, columns: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, source: Any, *, columns: Mapping[str, str] | None = None, **read: Any
+    ) -> None:
         self.path = Path(source) if isinstance(source, (str, os.PathLike)) else None
         self.frame = None if self.path is not None else source
         self.columns = columns
+        #: The read options set (:data:`READ_OPTIONS`), passed on to the readers as they are.
+        self.read = read_options(**read)
+        if self.read and self.path is None:
+            raise ValidationError(
+                f"{', '.join(f'{k}=' for k in self.read)}: options of reading an export, but"
+                " the statistics given are a frame read already; give the export's path, or"
+                " read it with toolkit.read_stats(path, ...) first"
+            )
+        #: What the readers said they left out (totals rows), one line each.
+        self.skipped: list[str] = []
+        if self.frame is not None and getattr(self.frame, "attrs", {}).get("skipped"):
+            from ..stats.totals import note
+
+            self.skipped.append(note(self.frame.attrs["skipped"], None))
         self._sums: dict[tuple[Any, Any], pd.DataFrame] = {}
         self._last: dt.date | None = None
         self._first: dt.date | None = None
@@ -92,7 +116,7 @@ class Stats:
             if self.path is not None:
                 from ..stats import aggregate
 
-                dates = aggregate(self.path, by=("date",), columns=self.columns)["date"]
+                dates = self._reading(aggregate, by=("date",))["date"]
             else:
                 dates = self.frame["date"]
             first = pd.to_datetime(dates, utc=True).min()
@@ -115,8 +139,7 @@ class Stats:
                 return
         from ..stats.duck import window_sums
 
-        last, sums = window_sums(self.path, days, as_of=as_of, columns=self.columns)
-        self._last = last
+        self._last, sums = self._reading(window_sums, days, as_of=as_of)
         self._sums.update(sums)
 
     def sums(self, since: dt.date | None, until: dt.date | None) -> pd.DataFrame:
@@ -130,12 +153,50 @@ class Stats:
         if self.path is not None:
             from ..stats import aggregate
 
-            frame = aggregate(self.path, since=since, until=until, columns=self.columns)
+            frame = self._reading(aggregate, since=since, until=until)
         else:
             frame = self.frame
             if since is not None or until is not None:
                 frame = frame[in_days(frame["date"], since, until)]
         return item_totals(frame)
+
+    def _reading(self, reader: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``reader(path, *args, columns=..., **read options, **kwargs)``, the notes it warns
+        of (:class:`~toolkit.errors.StatsNote`) gathered in :attr:`skipped` instead of shown
+        (each once, however often the file is read); other warnings shown as they were."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = reader(self.path, *args, columns=self.columns, **self.read, **kwargs)
+        for w in caught:
+            if issubclass(w.category, StatsNote):
+                if str(w.message) not in self.skipped:
+                    self.skipped.append(str(w.message))
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return out
+
+    def campaigns(self) -> set[int]:
+        """The campaigns of the windows summed so far (every rule's, after
+        :func:`read_windows`)."""
+        out: set[int] = set()
+        for sums in self._sums.values():
+            out.update(int(c) for c in pd.unique(sums["campaign_id"]))
+        return out
+
+
+def read_options(**options: Any) -> dict[str, Any]:
+    """The read options (:data:`READ_OPTIONS`) that are set, to pass on to the statistics
+    readers; an unknown one is a :class:`~toolkit.errors.ValidationError`.
+
+    >>> read_options(date_format="%d/%m/%Y", decimal=None)
+    {'date_format': '%d/%m/%Y'}
+    """
+    unknown = sorted(set(options) - set(READ_OPTIONS))
+    if unknown:
+        raise ValidationError(
+            f"unknown read option(s) {', '.join(unknown)}; read options: {', '.join(READ_OPTIONS)}"
+        )
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def in_days(dates: pd.Series, since: dt.date | None, until: dt.date | None) -> np.ndarray:
@@ -258,16 +319,22 @@ def _limited(
     """Strongest first (``rule.rank`` descending, then cost), the ones past the per-campaign
     limit marked; rows ``done`` says the account already is as the rule wants are
     ``already`` and take no place in the limit; the changes ``made`` on the same evidence
-    already take theirs."""
+    already take theirs. Items the service does not take are ``not accepted: <rule>``
+    (:mod:`toolkit.rules.fit`) and take no place either."""
     rows = rows.sort_values(
         [rule.rank, "cost", "campaign_id", "key"],
         ascending=[False, False, True, True],
         na_position="last",
         kind="stable",
     )
-    rows = rows.assign(status=DECIDED)
-    mask = np.zeros(len(rows), dtype=bool) if done is None or rows.empty else done(rule, rows)
+    refused = not_accepted(rule, rows["key"])
+    bad = refused.notna().to_numpy(dtype=bool)
+    rows = rows.assign(status=refused.where(bad, DECIDED))
+    mask = np.zeros(len(rows), dtype=bool)
+    if done is not None and not bad.all():
+        mask[~bad] = done(rule, rows[~bad])
     rows.loc[mask, "status"] = ALREADY
+    mask |= bad
     if rule.limit is not None:
         place = rows[~mask].groupby("campaign_id", observed=True).cumcount()
         used = made(rule) if made is not None else {}
@@ -370,6 +437,7 @@ def decide(
     columns: Mapping[str, str] | None = None,
     done: Done | None = None,
     made: Made | None = None,
+    **read: Any,
 ) -> pd.DataFrame:
     """Every enabled rule's decisions, in rule order: one row per item whose condition holds.
 
@@ -379,10 +447,12 @@ def decide(
     day in the statistics). ``done(rule, rows)``: which rows the account already is as the
     rule wants (``already``, outside the limit). ``made(rule)``: per campaign, how many
     changes the rule made on the same evidence already (they take their places in its
-    ``limit``, which counts per campaign and evidence).
+    ``limit``, which counts per campaign and evidence). ``columns`` and ``read`` (the
+    :data:`READ_OPTIONS` ``date_format=``, ``decimal=``, ``campaign_map=``) go to the
+    statistics readers when ``stats`` is an export's path.
     """
     rules = load_rules(rules)
-    source = stats if isinstance(stats, Stats) else Stats(stats, columns=columns)
+    source = stats if isinstance(stats, Stats) else Stats(stats, columns=columns, **read)
     read_windows(rules, source, as_of)
     parts = [decide_rule(r, source, formats, as_of, done, made) for r in rules if r.enabled]
     parts = [p for p in parts if len(p)]
@@ -422,6 +492,7 @@ __all__ = [
     "check_as_of",
     "DECISION_COLUMNS",
     "OVER_LIMIT",
+    "READ_OPTIONS",
     "Stats",
     "decide",
     "decide_rule",
@@ -429,6 +500,7 @@ __all__ = [
     "evidence_of",
     "in_days",
     "last_day",
+    "read_options",
     "read_windows",
     "measures",
     "typed",

@@ -18,7 +18,11 @@ Each decided row gets a ``status``; the first rule to decide an item wins:
   bid or factor);
 - ``earlier rule``: an earlier rule decided the same item the same way (planned once, with
   the earlier rule's reason);
-- ``unknown campaign``: the statistics name a campaign the account does not have;
+- ``campaign not in the account``: the statistics name a campaign the account does not
+  have (the plan's warnings name them all; are they the tracker's ids?);
+- ``not accepted: <rule>``: an item the service does not take (a subId that is not 1 to 64
+  hexadecimal digits, a source id that is not a positive integer, a country key that is no
+  ISO code), left out of the plan so that the rest of its batch applies;
 - ``no whitelist``: a whitelist rule on a campaign without a whitelist at that level (its
   first item would shut out every other source or subId);
 - ``not targeted``: a country bid of a campaign that does not target the country;
@@ -74,6 +78,7 @@ from .decide import (
     read_windows,
     typed,
 )
+from .fit import Fit
 from .memory import Memory, provenance
 from .model import Rule, load_rules
 
@@ -83,16 +88,29 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CONFLICT, EARLIER = "conflict", "earlier rule"
 NO_WHITELIST = "no whitelist"
-UNKNOWN, NOT_TARGETED, NO_BID, ARCHIVED = "unknown campaign", "not targeted", "no bid", "archived"
+UNKNOWN = "campaign not in the account"
+NOT_TARGETED, NO_BID, ARCHIVED = "not targeted", "no bid", "archived"
 #: The columns evaluation adds to the decisions frame.
 EXTRA_COLUMNS = ("campaign_name", "target", "old", "new", "earlier_run")
 
 
-class RulesResult(NamedTuple):
-    """What :func:`evaluate_rules` returns: the plan and every decision with its evidence."""
-
+class _PlanAndDecisions(NamedTuple):
     plan: Plan
     decisions: pd.DataFrame
+
+
+class RulesResult(_PlanAndDecisions):
+    """What :func:`evaluate_rules` returns: the plan and every decision with its evidence
+    (``plan, decisions = evaluate_rules(...)``), and ``fit``: how the statistics met the
+    account and the service (:class:`~toolkit.rules.fit.Fit`: the campaigns the account does
+    not have, the items the service does not take, the rows the reader skipped)."""
+
+    fit: Fit
+
+    def __new__(cls, plan: Plan, decisions: pd.DataFrame, fit: Fit | None = None) -> RulesResult:
+        self = super().__new__(cls, plan, decisions)
+        self.fit = fit if fit is not None else Fit()
+        return self
 
 
 @dataclass
@@ -280,6 +298,9 @@ def settle(decisions: pd.DataFrame, rules: list[Rule], state: _State) -> pd.Data
     results: list[Outcome] = []
     for row in out.itertuples(index=False):
         rule, cid, key = by_name[row.rule], int(row.campaign_id), str(row.key)
+        if cid not in state.work:  # whatever else: nothing of it can be planned
+            results.append((UNKNOWN, None, None, None))
+            continue
         if row.status == ALREADY and rule.action == "bid":  # the target and its live bid
             results.append((ALREADY, *_live_bid(state, rule, cid, key), None))
             seen.setdefault((cid, row.level, key), (rule.name, rule.action, rule.bid, rule.factor))
@@ -292,9 +313,6 @@ def settle(decisions: pd.DataFrame, rules: list[Rule], state: _State) -> pd.Data
             same = earlier[1:] == (rule.action, rule.bid, rule.factor)
             status = EARLIER if same else CONFLICT
             results.append((status, None, f"rule {earlier[0]!r}: {earlier[1]}", None))
-            continue
-        if cid not in state.work:
-            results.append((UNKNOWN, None, None, None))
             continue
         seen.setdefault((cid, row.level, key), (rule.name, rule.action, rule.bid, rule.factor))
         results.append(EFFECTS[rule.action](state, rule, cid, key))
@@ -433,6 +451,9 @@ def evaluate_rules(
     client: Client | None = None,
     as_of: Any = None,
     columns: Mapping[str, str] | None = None,
+    date_format: str | None = None,
+    decimal: str | None = None,
+    campaign_map: Any = None,
     journal: Journal | str | os.PathLike[str] | None = "default",
     **plan_options: Any,
 ) -> RulesResult:
@@ -445,15 +466,21 @@ def evaluate_rules(
     :class:`~toolkit.frames.Account` snapshot (``client=`` is then only needed to apply).
     ``as_of``: the day the statistics are cut at (every rule reads its data up to it; a day
     outside the statistics is a :class:`~toolkit.errors.ValidationError`).
+    ``columns``, ``date_format`` (strptime, ``"%d/%m/%Y"``), ``decimal`` (``","``) and
+    ``campaign_map`` go to the statistics readers (an export's path only; those not given
+    are not passed).
     ``journal``: where earlier runs are remembered (``"default"``: the command line's;
     ``None``: nothing remembered), so that a ``factor`` rule steps an item once per evidence
     (:mod:`toolkit.rules.memory`); the plan carries the provenance of each change
     (``plan.provenance``) for its run to journal.
     ``plan_options`` go to :func:`toolkit.plan` (``allow=``, ``max_drop_share=``...).
-    The plan's preview shows each change with the rule and the numbers that decided it.
+    The plan's preview shows each change with the rule and the numbers that decided it,
+    and warns of the statistics' campaigns the account does not have and of the items the
+    service does not take (``result.fit``, :class:`~toolkit.rules.fit.Fit`).
     """
     rules = load_rules(rules)
-    source, as_of = Stats(stats, columns=columns), as_of_day(as_of)
+    read = {"date_format": date_format, "decimal": decimal, "campaign_map": campaign_map}
+    source, as_of = Stats(stats, columns=columns, **read), as_of_day(as_of)
     read_windows(rules, source, as_of, whole=as_of is not None)  # a bad export fails first
     check_as_of(source, as_of)  # and an as-of day outside it, before the account is read
     if not isinstance(account, Account):
@@ -467,7 +494,16 @@ def evaluate_rules(
     plan = make_plan(client, tables, base, live=account, **plan_options)
     plan.reasons = reasons(decisions)
     plan.provenance = provenance(decisions[decisions["status"] == PLANNED], rules, memory.evidence)
-    return RulesResult(plan, _typed(decisions))
+    fit = _fit(source, account, decisions)
+    plan.warnings = [*fit.lines(), *plan.warnings]
+    return RulesResult(plan, _typed(decisions), fit)
+
+
+def _fit(source: Stats, account: Account, decisions: pd.DataFrame) -> Fit:
+    """How the statistics met the account (their campaigns), the service (the items it does
+    not take) and the reader (the rows it skipped)."""
+    ids = account.table("campaigns")["id"].astype(int)
+    return Fit.of(source.campaigns(), ids, decisions, source.skipped)
 
 
 def _decided(
