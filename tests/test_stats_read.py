@@ -13,6 +13,7 @@ import pytest
 from toolkit.errors import StatsError, ToolkitError
 from toolkit.sandbox.stats_gen import generate_stats
 from toolkit.stats import LAYOUTS, STATS, aggregate, detect_layout, read_stats
+from toolkit.stats.layouts import aliases
 from toolkit.stats.schema import METRICS
 
 ROWS = [  # date, campaign, source, subid, country, impressions, clicks, cost, conv, revenue
@@ -20,7 +21,11 @@ ROWS = [  # date, campaign, source, subid, country, impressions, clicks, cost, c
     ("2026-01-01", "8", "s2", "", "DE", "500", "10", "0.30", "0", "0"),
     ("2026-01-02", "7", "s1", "cd34", "", "2000", "80", "2.40", "3", "15.00"),
 ]
-TRACKERS = [name for name in LAYOUTS if name != "generic"]
+TRACKERS = [name for name in LAYOUTS if name not in ("generic", "binom_grouped")]
+#: The trackers' own campaign ids of ROWS mapped to the network's (here the same numbers).
+IDS = {"7": 7, "8": 8}
+#: The tracker's "Campaign ID" column declared the network's.
+OWN = {"Campaign ID": "campaign_id"}
 
 
 def write_layout(path: Path, layout: str, rows=ROWS) -> Path:
@@ -36,7 +41,8 @@ def write_layout(path: Path, layout: str, rows=ROWS) -> Path:
         "conversions",
         "revenue",
     ]
-    header = [LAYOUTS[layout][n] for n in names]
+    columns = LAYOUTS[layout]
+    header = [aliases(columns.get(n) or columns["tracker_campaign"])[0] for n in names]
     with open(path, "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f)
         out.writerow(header)
@@ -63,8 +69,11 @@ def test_each_tracker_layout_is_detected_and_read(tmp_path, layout):
     with open(path, encoding="utf-8") as f:
         header = next(csv.reader(f))
     assert detect_layout(header) == layout
-    check_frame(read_stats(path))
-    check_frame(read_stats(path, layout=layout))
+    check_frame(read_stats(path, campaign_map=IDS))
+    check_frame(read_stats(path, layout=layout, campaign_map=IDS))
+    check_frame(read_stats(path, OWN))
+    with pytest.raises(StatsError, match="own ids, not the network's: pass campaign_map="):
+        read_stats(path)  # a tracker's numbers are not taken for the network's
 
 
 def test_generic_layout_and_a_semicolon_file(tmp_path):
@@ -81,26 +90,26 @@ def test_generic_layout_and_a_semicolon_file(tmp_path):
 def test_columns_override_the_layout(tmp_path):
     path = tmp_path / "v.csv"
     path.write_text(
-        "Day,Campaign ID,Zone,Visits,Cost,Conversions,Revenue\n2026-01-01,7,z9,3,0.1,0,0\n"
+        "Day,Campaign ID,Placement,Visits,Cost,Conversions,Revenue\n2026-01-01,7,z9,3,0.1,0,0\n"
     )
     with pytest.raises(StatsError, match="no key column"):
-        read_stats(path)
-    df = read_stats(path, {"Zone": "source"})
+        read_stats(path, OWN)
+    df = read_stats(path, {"Placement": "source", **OWN})
     assert df[["level", "key"]].astype(str).values.tolist() == [["source", "z9"]]
     with pytest.raises(StatsError, match="no such column"):
-        read_stats(path, {"Zona": "source"})
+        read_stats(path, {"Placemen": "source", **OWN})
 
 
 def test_xlsx_and_parquet_read_as_csv(tmp_path):
     csv_path = write_layout(tmp_path / "r.csv", "redtrack")
-    expected = read_stats(csv_path)
+    expected = read_stats(csv_path, campaign_map=IDS)
     raw = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
     raw.to_excel(tmp_path / "r.xlsx", index=False)
-    pd.testing.assert_frame_equal(read_stats(tmp_path / "r.xlsx"), expected)
+    pd.testing.assert_frame_equal(read_stats(tmp_path / "r.xlsx", campaign_map=IDS), expected)
     typed = raw.assign(Cost=raw["Cost"].astype(float), Clicks=raw["Clicks"].astype(int))
     typed.to_parquet(tmp_path / "r.parquet")
-    pd.testing.assert_frame_equal(read_stats(tmp_path / "r.parquet"), expected)
-    pd.testing.assert_frame_equal(read_stats(raw), expected)
+    pd.testing.assert_frame_equal(read_stats(tmp_path / "r.parquet", campaign_map=IDS), expected)
+    pd.testing.assert_frame_equal(read_stats(raw, campaign_map=IDS), expected)
 
 
 def test_bad_rows_are_reported_with_their_line_and_nothing_is_returned(tmp_path):
@@ -111,7 +120,7 @@ def test_bad_rows_are_reported_with_their_line_and_nothing_is_returned(tmp_path)
     ]
     path = write_layout(tmp_path / "bad.csv", "keitaro", rows)
     with pytest.raises(StatsError) as caught:
-        read_stats(path)
+        read_stats(path, OWN)
     err = caught.value
     assert isinstance(err, ToolkitError) and isinstance(err, ValueError)
     got = {(p.line, p.column) for p in err.problems}
@@ -119,7 +128,7 @@ def test_bad_rows_are_reported_with_their_line_and_nothing_is_returned(tmp_path)
     assert "5 problems in" in str(err) and "line 5 [Cost]: '-1'" in str(err)
     assert err.to_frame().columns.tolist() == ["line", "column", "value", "message"]
     with pytest.raises(StatsError) as caught_duck:  # DuckDB checks the same values
-        aggregate(path)
+        aggregate(path, columns=OWN)
     assert {(p.line, p.column) for p in caught_duck.value.problems} == got
 
 
@@ -158,16 +167,16 @@ def test_a_large_csv_is_parsed_by_duckdb_with_the_same_result(tmp_path, monkeypa
     from toolkit.stats import read as read_module
 
     path = write_layout(tmp_path / "b.csv", "bemob")
-    expected = read_stats(path)
+    expected = read_stats(path, OWN)
     monkeypatch.setattr(read_module, "LARGE_CSV_BYTES", 0)
-    pd.testing.assert_frame_equal(read_stats(path), expected)
+    pd.testing.assert_frame_equal(read_stats(path, OWN), expected)
     bad = write_layout(
         tmp_path / "bad.csv",
         "bemob",
         [*ROWS, ("2026-01-03", "7", "s", "", "", "1", "1", "x", "0", "0")],
     )
     with pytest.raises(StatsError) as caught:
-        read_stats(bad)
+        read_stats(bad, OWN)
     assert [(p.line, p.column) for p in caught.value.problems] == [(5, "Cost")]
 
 
@@ -215,7 +224,7 @@ def test_window_sums_report_bad_values_with_their_lines(tmp_path):
     rows = [*ROWS, ("2026-01-03", "7", "s1", "", "", "1", "2.5", "x", "0", "0")]
     path = write_layout(tmp_path / "bad.csv", "keitaro", rows)
     with pytest.raises(StatsError) as caught:
-        window_sums(path, [7])
+        window_sums(path, [7], columns=OWN)
     assert {(p.line, p.column) for p in caught.value.problems} == {(5, "Clicks"), (5, "Cost")}
 
 
@@ -239,7 +248,7 @@ def test_duckdb_caps_from_arguments_or_the_environment(tmp_path, monkeypatch):
         assert caps()[0] == 2
         assert caps()[1].replace(" ", "") in ("953.6MiB", "1000.0MB", "1.0GB")
         path = write_layout(tmp_path / "k.csv", "keitaro")
-        assert len(aggregate(path)) > 0  # the sums run under the caps
+        assert len(aggregate(path, columns=OWN)) > 0  # the sums run under the caps
         with pytest.raises(ValueError, match="threads"):
             engine.configure(threads=0)
     finally:

@@ -19,6 +19,8 @@
     ├── CliError             a mistake on the command line (not a workbook, unknown campaign)
     ├── StatsError           a tracker export that does not read: every problem
     │                        (``StatsProblem``) with its line, column and value
+    ├── StatsNote            a warning (also a ``UserWarning``), not raised: the rows a
+    │                        statistics read left out (a tracker's totals row)
     ├── RulesError           rules that do not validate: every problem (``RuleProblem``)
     │                        with its rule and field
     └── WorkbookError        an edited workbook that does not validate: every problem
@@ -300,32 +302,78 @@ class StatsProblem(NamedTuple):
 class StatsError(ToolkitError, ValueError):
     """A statistics export that does not read; nothing was returned.
 
-    ``problems`` lists every :class:`StatsProblem` found; the message shows the first 20 and
-    counts the rest.
+    ``problems`` lists every :class:`StatsProblem` found. The message groups the problems
+    of one column with one message (``3 rows of "Cost": not a number (line 2: 'x', ...)``),
+    shows a problem of the whole file (line ``None``) on a line of its own, and a single
+    cause on one line.
 
     >>> print(StatsError([StatsProblem(3, "Cost", "abc", "not a number")], "stats.csv"))
-    1 problem in stats.csv:
-      line 3 [Cost]: 'abc': not a number
+    stats.csv: line 3 [Cost]: 'abc': not a number
+    >>> print(StatsError([StatsProblem(n, "Date", "13/01", "not a date") for n in (2, 3, 4)]
+    ...                  + [StatsProblem(None, None, None, "no key column")], "s.csv"))
+    4 problems in s.csv:
+      3 rows of "Date": not a date (line 2: '13/01', line 3: '13/01', line 4: '13/01')
+      file: no key column
     """
 
-    #: How many problems the message shows.
+    #: How many groups of problems the message shows.
     SHOWN = 20
+    #: How many lines of a group the message names.
+    EXAMPLES = 5
 
     def __init__(self, problems: list[StatsProblem], path: str | None = None) -> None:
         self.problems = list(problems)
         self.path = path
         n = len(self.problems)
-        lines = [f"{n} problem{'s' if n != 1 else ''} in {path or 'the statistics'}:"]
-        lines += [f"  {p}" for p in self.problems[: self.SHOWN]]
-        if n > self.SHOWN:
-            lines.append(f"  ... and {n - self.SHOWN} more")
+        groups = self._groups()
+        if len(groups) == 1:  # one cause: one line
+            one = groups[0][0]
+            text = self._group_line(groups[0]) if one.line is not None else one.message
+            column = f" [{one.column}]" if one.line is None and one.column else ""
+            super().__init__(f"{path or 'the statistics'}{column}: {text}")
+            return
+        lines = [f"{n:,} problem{'s' if n != 1 else ''} in {path or 'the statistics'}:"]
+        lines += [f"  {self._group_line(g)}" for g in groups[: self.SHOWN]]
+        if len(groups) > self.SHOWN:
+            rest = sum(len(g) for g in groups[self.SHOWN :])
+            lines.append(f"  ... and {rest:,} more")
         super().__init__("\n".join(lines))
+
+    def _groups(self) -> list[list[StatsProblem]]:
+        """The problems grouped by column and message (in order of first appearance); a
+        problem of the whole file alone."""
+        groups: dict[Any, list[StatsProblem]] = {}
+        for i, p in enumerate(self.problems):
+            key = ("file", i) if p.line is None else (p.column, p.message)
+            groups.setdefault(key, []).append(p)
+        return list(groups.values())
+
+    def _group_line(self, group: list[StatsProblem]) -> str:
+        if len(group) == 1:
+            return str(group[0])
+        first = group[0]
+        shown = ", ".join(
+            f"line {p.line}" + ("" if p.value is None else f": {p.value!r}")
+            for p in group[: self.EXAMPLES]
+        )
+        more = ", ..." if len(group) > self.EXAMPLES else ""
+        return f'{len(group):,} rows of "{first.column}": {first.message} ({shown}{more})'
 
     def to_frame(self) -> Any:
         """The problems as a DataFrame (line, column, value, message)."""
         import pandas as pd
 
         return pd.DataFrame(self.problems, columns=list(StatsProblem._fields))
+
+
+class StatsNote(ToolkitError, UserWarning):
+    """A warning about a statistics export that did read: rows left out on purpose (a
+    tracker's totals row). The frame lists them too (``df.attrs["skipped"]``); the rules
+    command shows the note among the plan's warnings.
+
+    >>> print(StatsNote("stats.csv: skipped 1 totals row (line 42)"))
+    stats.csv: skipped 1 totals row (line 42)
+    """
 
 
 class RuleProblem(NamedTuple):
@@ -377,6 +425,7 @@ __all__ = [
     "RulesError",
     "SnapshotError",
     "StatsError",
+    "StatsNote",
     "StatsProblem",
     "ToolkitError",
     "TransportError",

@@ -6,21 +6,23 @@ short) and only the per-item sums come back as a pandas frame.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ..errors import StatsError, StatsProblem
+from . import values, values_sql
+from .campaigns import CampaignMap, load_map
 from .engine import connect
-from .layouts import resolve
-from .read import LEVEL_NAMES, _missing, _separator, read_stats
+from .files import as_utf8, csv_form, file_kind, header, refuse, unique
+from .read import LEVEL_NAMES, read_stats
 from .schema import COUNTS, LEVELS, METRICS, stats_frame
+from .shape import announce, prepare_view
 
 #: The columns ``by`` may name.
 GROUPS = ("date", "campaign_id", "level", "key")
@@ -34,6 +36,9 @@ def aggregate(
     *,
     columns: Mapping[str, str] | None = None,
     layout: str | None = None,
+    campaign_map: CampaignMap | None = None,
+    date_format: str | None = None,
+    decimal: str | None = None,
 ) -> pd.DataFrame:
     """The sums of a CSV or Parquet export per ``by`` (of ``date``, ``campaign_id``,
     ``level``, ``key``), over the days ``since`` to ``until`` (both included), as the
@@ -42,6 +47,10 @@ def aggregate(
     The values are checked as :func:`toolkit.stats.read_stats` checks them, and a file with
     bad values raises :class:`toolkit.errors.StatsError` with their lines. An XLSX file is
     read whole (a sheet holds at most a million rows) and summed with pandas.
+    ``columns``, ``layout`` and ``campaign_map`` are those of :func:`read_stats`; totals rows
+    are left out the same way (``attrs["skipped"]``, a ``StatsNote``). Values are read by
+    the rules of :mod:`toolkit.stats.values`, in SQL: ``date_format`` and ``decimal`` as
+    :func:`read_stats` takes them.
     """
     by = list(by)
     unknown = [b for b in by if b not in GROUPS]
@@ -50,11 +59,21 @@ def aggregate(
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xlsm", ".xls", ".ods"):
-        return _pandas_sums(read_stats(path, columns, layout=layout), by, since, until)
-    with _opened(path, columns, layout) as (con, mapping):
-        _check(con, mapping, str(path))
+        frame = read_stats(
+            path,
+            columns,
+            layout=layout,
+            campaign_map=campaign_map,
+            date_format=date_format,
+            decimal=decimal,
+        )
+        sums = _pandas_sums(frame, by, since, until)
+        sums.attrs["skipped"] = frame.attrs["skipped"]  # read_stats warned of them
+        return sums
+    with _opened(path, columns, layout, campaign_map) as (con, mapping, skipped):
+        _check(con, mapping, str(path), date_format, decimal)
         sums = con.execute(_query(mapping, by, since, until)).df()
-    return _typed(sums, by)
+    return announce(_typed(sums, by), skipped, str(path))
 
 
 Window = tuple[dt.date | None, dt.date | None]
@@ -67,6 +86,9 @@ def window_sums(
     as_of: dt.date | str | None = None,
     columns: Mapping[str, str] | None = None,
     layout: str | None = None,
+    campaign_map: CampaignMap | None = None,
+    date_format: str | None = None,
+    decimal: str | None = None,
 ) -> tuple[dt.date | None, dict[Window, pd.DataFrame]]:
     """The per-item sums (``campaign_id``, ``level``, ``key``) of a CSV or Parquet export over
     several windows at once, in two scans of the file (one checks every value and finds the
@@ -77,15 +99,24 @@ def window_sums(
 
     The values are checked as :func:`toolkit.stats.read_stats` checks them (a bad file raises
     :class:`toolkit.errors.StatsError` with the lines). XLSX files are summed with pandas.
+    ``date_format`` and ``decimal``: as :func:`read_stats` takes them.
     """
     path = Path(path)
     if path.suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
-        frame = read_stats(path, columns, layout=layout)
+        frame = read_stats(
+            path,
+            columns,
+            layout=layout,
+            campaign_map=campaign_map,
+            date_format=date_format,
+            decimal=decimal,
+        )
         last = _day(frame["date"].max())
         windows = _windows(days, _day(as_of) or last, _day(as_of))
         return last, {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
-    with _opened(path, columns, layout) as (con, mapping):
-        last = _check(con, mapping, str(path))
+    with _opened(path, columns, layout, campaign_map) as (con, mapping, skipped):
+        announce(pd.DataFrame(), skipped, str(path))
+        last = _check(con, mapping, str(path), date_format, decimal)
         windows = _windows(days, _day(as_of) or last, _day(as_of))
         wide = con.execute(_windows_query(mapping, windows)).df()
     out = {}
@@ -120,30 +151,67 @@ def _windows(
 
 @contextmanager
 def _opened(
-    path: Path, columns: Mapping[str, str] | None, layout: str | None
-) -> Iterator[tuple[Any, dict[str, str]]]:
-    """A DuckDB connection with the view ``raw`` over the file, and the column mapping."""
-    with connect() as con:
-        source, headers = _source(path, path.suffix.lower())
-        layout, mapping = resolve(headers, columns, layout)
-        missing = _missing(headers, columns, mapping, layout)
-        if missing:
-            raise StatsError(missing, str(path))
-        con.execute(f"CREATE TEMP VIEW raw AS SELECT * FROM {source}")
-        yield con, mapping
+    path: Path,
+    columns: Mapping[str, str] | None,
+    layout: str | None,
+    campaign_map: CampaignMap | None = None,
+) -> Iterator[tuple[Any, dict[str, str], list[tuple[int, str]]]]:
+    """A DuckDB connection with the view ``raw`` over the file (totals rows emptied, a
+    grouped report flattened, campaign ids mapped), the column mapping and the totals rows
+    left out. A CSV that is not UTF-8 is read from a UTF-8 copy, removed on exit."""
+    cmap = load_map(campaign_map)
+    with connect() as con, ExitStack() as stack:
+        source, headers = _source(path, path.suffix.lower(), stack)
+        try:
+            con.execute(
+                f"CREATE TEMP VIEW src AS SELECT *, row_number() OVER () AS __line FROM {source}"
+            )
+            mapping, skipped = prepare_view(con, headers, columns, layout, cmap, str(path))
+            yield con, mapping, skipped
+        except Exception as exc:
+            if type(exc).__name__ not in ("InvalidInputException", "IOException"):
+                raise
+            # the file's fault (DuckDB's reader), not a bug
+            raise refuse(path, f"cannot be read as {_kind(path)}: {_reason(exc)}") from None
 
 
-def _source(path: Path, suffix: str) -> tuple[str, list[str]]:
+def _reason(exc: Exception) -> str:
+    """DuckDB's reader's error in a line: where, and what it expected."""
+    lines = [x.strip().removeprefix("Invalid Input Error: ") for x in str(exc).splitlines()]
+    keep = [x for x in lines if x.startswith(("CSV Error on Line", "Expected Number"))]
+    return ("; ".join(keep) or (lines or [""])[0])[:200]
+
+
+def _kind(path: Path) -> str:
+    return "Parquet" if path.suffix.lower() in (".parquet", ".pq") else "CSV"
+
+
+def _source(path: Path, suffix: str, stack: ExitStack) -> tuple[str, list[str]]:
+    """The SQL reading the file, and its header; a CSV that is not UTF-8 is copied as UTF-8
+    for as long as ``stack`` lasts."""
+    kind = file_kind(path)
     quoted = str(path).replace("'", "''")
-    if suffix in (".parquet", ".pq"):
+    if kind == "parquet":
         import pyarrow.parquet as pq
 
-        return f"read_parquet('{quoted}')", list(pq.read_schema(path).names)
-    sep = _separator(path)
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        headers = next(csv.reader(f, delimiter=sep), [])
+        try:
+            names = list(pq.read_schema(path).names)
+        except Exception as exc:  # noqa: BLE001 - pyarrow's errors of a damaged file
+            raise refuse(path, f"cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
+        return f"read_parquet('{quoted}')", names
+    if kind == "sheet":
+        raise refuse(path, "a workbook is read with read_stats, not DuckDB")
+    encoding, sep = csv_form(path)
+    headers = unique(header(path, encoding, sep))
+    utf8 = stack.enter_context(as_utf8(path, encoding))
+    quoted = str(utf8).replace("'", "''")
     delim = sep.replace("\t", "\\t")
-    src = f"read_csv('{quoted}', header=true, all_varchar=true, delim='{delim}', quote='\"')"
+    # the header as the file's first line has it (DuckDB's sniffer would take a wider row's)
+    names = ", ".join("'" + h.replace("'", "''") + "': 'VARCHAR'" for h in headers)
+    src = (
+        f"read_csv('{quoted}', header=true, auto_detect=false, columns={{{names}}}, "
+        f"delim='{delim}', quote='\"', escape='\"', null_padding=true)"
+    )
     return src, headers
 
 
@@ -151,48 +219,48 @@ def _col(header: str) -> str:
     return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
 
 
-def _num(header: str) -> str:
-    c = _col(header)
-    return f"TRY_CAST(COALESCE(NULLIF(REGEXP_REPLACE({c}, '^\\$', ''), ''), '0') AS DOUBLE)"
+def _converted(mapping: dict[str, str], rules: values.Rules, types: dict[str, str]) -> str:
+    """SQL of the view ``vals``: ``raw`` with each value converted once (``__t`` the time,
+    ``__id`` the campaign id, ``__v_{metric}`` and ``__pct_{metric}``; ``__sd`` the date's
+    text)."""
+    h, sd = mapping["date"], '"__sd"'
+    texts = [f"{values_sql.date_text(h)} AS {sd}"]
+    cid = mapping["campaign_id"]
+    cols = [
+        f'{values_sql.date(h, rules.date, sd)} AS "__t"',
+        f'{values_sql.campaign_id(cid, types.get(cid, "VARCHAR"))} AS "__id"',
+    ]
+    for i, m in enumerate(METRICS):
+        rule = rules.numbers.get(mapping.get(m, ""))
+        if rule is None or rule.refused:
+            cols += [f'0.0 AS "__v_{m}"', f'FALSE AS "__pct_{m}"']
+            continue
+        typed = bool(values_sql.NUMERIC_TYPES.match(types.get(mapping[m], "VARCHAR")))
+        t = None
+        if not (typed or rule.plain):  # the general grammar reads the text often: strip once
+            t = f'"__s{i}"'
+            texts.append(f"{values_sql.text(mapping[m])} AS {t}")
+        n, pct = values_sql.number(mapping[m], rule, m, typed, t)
+        cols += [f'{n} AS "__v_{m}"', f'{pct} AS "__pct_{m}"']
+    return f"SELECT *, {', '.join(cols)} FROM (SELECT *, {', '.join(texts)} FROM raw)"
 
 
-def _when(header: str) -> str:
-    return f"TRY_CAST({_col(header)} AS TIMESTAMPTZ)"
-
-
-def _checks(
-    mapping: dict[str, str],
-    num: Callable[[str], str] = _num,
-    when: Callable[[str], str] = _when,
-) -> list[tuple[str, str, str]]:
-    """``(header, SQL true on a bad value, message)`` per checked column; ``num`` and
-    ``when`` give the SQL of a column's number and time (the conversion itself, or the name
-    of a column that holds it)."""
-    h = mapping["date"]
-    out = [(h, f"{when(h)} IS NULL", "not a date")]
-    h = mapping["campaign_id"]
-    n = num(h)
-    out.append(
-        (
-            h,
-            f"{n} IS NULL OR {n} <= 0 OR {n} <> FLOOR({n}) OR {_col(h)} = ''",
-            "not a campaign id (a positive whole number)",
-        )
-    )
+def _checks(mapping: dict[str, str], rules: values.Rules) -> list[tuple[str, str, str]]:
+    """``(header, SQL true on a bad value, message)`` per checked column, over the view
+    ``vals``; a column refused as a whole is not checked row by row."""
+    out = []
+    if not rules.date.refused:
+        fmt = rules.date.fmt
+        message = values.NOT_A_DATE if fmt is None else values.date_format_message(fmt)
+        out.append((mapping["date"], '"__t" IS NULL', message))
+    out.append((mapping["campaign_id"], '"__id" IS NULL', values.NOT_AN_ID))
     for name in METRICS:
         h = mapping.get(name)
-        if h is None:
+        if h is None or rules.numbers[h].refused:
             continue
-        n = num(h)
-        cond = f"{n} IS NULL OR isinf({n})"
-        message = "not a number"
-        if name in COUNTS:
-            cond += f" OR {n} < 0 OR {n} <> FLOOR({n})"
-            message = "not a count (a whole number >= 0)"
-        elif name != "revenue":
-            cond += f" OR {n} < 0"
-            message = "not an amount (a number >= 0)"
-        out.append((h, cond, message))
+        n, pct = f'"__v_{name}"', f'"__pct_{name}"'
+        out.append((h, values_sql.bad_number(n, pct, name), values.message(name)))
+        out.append((h, values_sql.is_percent(n, pct), values.PERCENTAGE))
     if "level" in mapping and "key" in mapping:
         names = ", ".join(f"'{k}'" for k in LEVEL_NAMES)
         lv = f"LOWER(REGEXP_REPLACE({_col(mapping['level'])}, '[\\s_\\-]+', ' ', 'g'))"
@@ -203,32 +271,69 @@ def _checks(
     return out
 
 
-def _check(con: Any, mapping: dict[str, str], where: str) -> dt.date | None:
-    """Raise :class:`StatsError` with the lines of the bad values; else the last day.
+def _check(
+    con: Any,
+    mapping: dict[str, str],
+    where: str,
+    date_format: str | None = None,
+    decimal: str | None = None,
+) -> dt.date | None:
+    """Decide the file's value rules (:mod:`toolkit.stats.values`), create the view
+    ``vals`` of the converted values, and raise :class:`StatsError` with the file's
+    problems and the lines of the bad values; else return the last day.
 
-    One scan converts each column once (the checks read the converted columns); only a file
-    with bad values is scanned again, for its lines."""
-    blank = " AND ".join(f"COALESCE({_col(h)}, '') = ''" for h in mapping.values())
-    numeric = sorted({mapping[m] for m in ("campaign_id", *METRICS) if m in mapping})
-    alias = {h: f'"__n{i}"' for i, h in enumerate(numeric)}
-    typed = [f"{_num(h)} AS {alias[h]}" for h in numeric]
-    typed.append(f'{_when(mapping["date"])} AS "__t"')
-    fast = _checks(mapping, num=alias.__getitem__, when=lambda h: '"__t"')
-    anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in fast)
-    bad, last = con.execute(
-        f'SELECT count(*) FILTER (WHERE NOT ({blank}) AND ({anybad})), max("__t") '
-        f"FROM (SELECT *, {', '.join(typed)} FROM raw)"
-    ).fetchone()
-    if not bad:
-        return _day(last)
-    checks = _checks(mapping)
-    anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in checks)
+    One scan finds the values' shapes and checks every value by the rules of a file of plain
+    values (:func:`toolkit.stats.values_sql.plain_rules`); only when the shapes decide other
+    rules does a second scan check the values by those, and only a file with bad values is
+    scanned again, for its lines."""
+    types = values_sql.column_types(con)
+    numeric = {mapping[m]: m for m in METRICS if m in mapping}
+    plain = values_sql.plain_rules(mapping["date"], numeric, types, date_format)
+    dated = date_format is None  # else the format decides, not the dates' shapes
+    shape_sql = values_sql.shape_sql('"__sd"' if dated else None, numeric, types)
+    row = _scan(con, mapping, plain, types, *shape_sql)
+    dates, shapes = values_sql.read_shapes(row[2:], dated, numeric, types)
+    rules = values.decide(mapping["date"], dates, shapes, date_format=date_format, decimal=decimal)
+    if (rules.date, rules.numbers) != (plain.date, plain.numbers):
+        row = _scan(con, mapping, rules, types, [], [])
+    if not row[0] and not rules.problems:
+        return _day(row[1])
+    lines = _bad_lines(con, mapping, _checks(mapping, rules)) if row[0] else []
+    raise StatsError(rules.problems + lines, where)
+
+
+def _blank(mapping: dict[str, str]) -> str:
+    """SQL true on a row whose cells are all empty."""
+    return " AND ".join(f"COALESCE({_col(h)}, '') = ''" for h in mapping.values())
+
+
+def _scan(
+    con: Any,
+    mapping: dict[str, str],
+    rules: values.Rules,
+    types: dict[str, str],
+    inner: list[str],
+    aggs: list[str],
+) -> tuple[Any, ...]:
+    """Create the view ``vals`` by ``rules`` and scan it once: the number of rows with a bad
+    value, the last time, then ``aggs`` over ``vals`` with the columns ``inner``."""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW vals AS {_converted(mapping, rules, types)}")
+    anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in _checks(mapping, rules))
+    counts = [f"count(*) FILTER (WHERE NOT ({_blank(mapping)}) AND ({anybad}))", 'max("__t")']
+    source = f"(SELECT *, {', '.join(inner)} FROM vals)" if inner else "vals"
+    return tuple(con.execute(f"SELECT {', '.join(counts + aggs)} FROM {source}").fetchone())
+
+
+def _bad_lines(
+    con: Any, mapping: dict[str, str], checks: list[tuple[str, str, str]]
+) -> list[StatsProblem]:
+    """The problems of the first 1000 lines with a bad value (of ``checks``, over ``vals``)."""
     flags = ", ".join(f"COALESCE({cond}, TRUE) AS b{i}" for i, (_, cond, _) in enumerate(checks))
     cells = ", ".join(f"{_col(h)} AS v{i}" for i, (h, _, _) in enumerate(checks))
     anyflag = " OR ".join(f"b{i}" for i in range(len(checks)))
     rows = con.execute(
         f"SELECT * FROM (SELECT row_number() OVER () + 1 AS line, {flags}, {cells}, "
-        f"NOT ({blank}) AS filled FROM raw) WHERE filled AND ({anyflag}) "
+        f"NOT ({_blank(mapping)}) AS filled FROM vals) WHERE filled AND ({anyflag}) "
         f"ORDER BY line LIMIT 1000"
     ).fetchall()
     problems = []
@@ -237,29 +342,28 @@ def _check(con: Any, mapping: dict[str, str], where: str) -> dt.date | None:
         for i, (h, _, message) in enumerate(checks):
             if row[1 + i]:
                 problems.append(StatsProblem(int(row[0]), h, row[1 + k + i], message))
-    raise StatsError(problems, where)
+    return problems
 
 
 def _rows(mapping: dict[str, str]) -> str:
     """SQL of the rows, one per row and level: date (a day), campaign_id, the metrics,
-    level and key."""
-    date = f"CAST(TRY_CAST({_col(mapping['date'])} AS TIMESTAMPTZ) AS DATE)"
-    base = [f"{date} AS date", f"CAST({_num(mapping['campaign_id'])} AS BIGINT) AS campaign_id"]
-    base += [f"{_num(mapping[m])} AS {m}" if m in mapping else f"0 AS {m}" for m in METRICS]
+    level and key, from the view ``vals`` of the converted values (see :func:`_check`)."""
+    base = ['CAST("__t" AS DATE) AS date', '"__id" AS campaign_id']
+    base += [f'"__v_{m}" AS {m}' for m in METRICS]
     parts = []
     if "level" in mapping and "key" in mapping:
         lv = f"LOWER(REGEXP_REPLACE({_col(mapping['level'])}, '[\\s_\\-]+', ' ', 'g'))"
         cases = " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in LEVEL_NAMES.items())
         parts.append(
             f"SELECT {', '.join(base)}, CASE {lv} {cases} END AS level, "
-            f"{_col(mapping['key'])} AS key FROM raw WHERE {_col(mapping['key'])} <> ''"
+            f"{_col(mapping['key'])} AS key FROM vals WHERE {_col(mapping['key'])} <> ''"
         )
     for level in LEVELS:
         if level in mapping:
             key = _col(mapping[level])
             parts.append(
                 f"SELECT {', '.join(base)}, '{level}' AS level, {key} AS key "
-                f"FROM raw WHERE COALESCE({key}, '') <> ''"
+                f"FROM vals WHERE COALESCE({key}, '') <> ''"
             )
     return " UNION ALL ".join(parts)
 

@@ -6,6 +6,7 @@ Every value is checked before anything is returned: a bad row is reported with i
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,8 +16,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StatsError, StatsProblem
-from .layouts import REQUIRED, norm, resolve
+from .campaigns import CampaignMap, load_map
+from .files import as_utf8, csv_form, file_kind, read_text, refuse
+from .layouts import norm
 from .schema import AMOUNTS, COUNTRY, COUNTS, LEVELS, empty_stats, stats_frame
+from .shape import announce, prepare_frame
+from .values import check_options, frame_values
 
 #: CSV files past this size are parsed by DuckDB's multi-threaded reader instead of pandas.
 LARGE_CSV_BYTES = 256 * 1024 * 1024
@@ -38,64 +43,96 @@ def read_stats(
     columns: Mapping[str, str] | None = None,
     *,
     layout: str | None = None,
+    campaign_map: CampaignMap | None = None,
+    date_format: str | None = None,
+    decimal: str | None = None,
 ) -> pd.DataFrame:
     """Read a tracker's export into the statistics frame (``toolkit.stats.schema.STATS``).
 
-    ``path_or_frame``: a ``.csv`` (``,``, ``;`` or tab separated), ``.xlsx`` (the first sheet)
-    or ``.parquet`` file, or a DataFrame with the export's header as its columns.
-    ``layout``: one of :data:`toolkit.stats.layouts.LAYOUTS`, detected from the header when
-    None. ``columns``: ``{header: name}`` overriding the layout (``{"Zone": "source"}``).
+    ``path_or_frame``: a ``.csv`` (``,``, ``;`` or tab separated; UTF-8, UTF-16 or a Windows
+    code page), ``.xlsx`` (the first sheet) or ``.parquet`` file, or a DataFrame with the
+    export's header as its columns. ``layout``: one of :data:`toolkit.stats.layouts.LAYOUTS`,
+    detected from the header when None. ``columns``: ``{header: name}`` overriding the
+    layout (``{"Zone": "source"}``). ``campaign_map``: ``{tracker campaign id: network
+    campaign id}``, or the path of a CSV/JSON file of two columns (see
+    :mod:`toolkit.stats.campaigns`).
+
+    A tracker's totals row is left out: ``df.attrs["skipped"]`` lists ``(line, reason)``
+    and a :class:`toolkit.errors.StatsNote` warning says so.
 
     A row with several key columns (source, subId, country) gives one row per level it
     names. Empty counts and money are 0; a row whose every cell is empty is skipped.
     Raises :class:`toolkit.errors.StatsError` listing every bad value with its line.
+
+    Values are read as trackers write them (:mod:`toolkit.stats.values`): ``$1,237.02``,
+    ``€12,50``, ``($15.00)``, ``05/01/2026``. Where the file cannot tell, it is refused:
+    ``date_format`` (a strptime format, ``"%d/%m/%Y"``) gives the dates' order and
+    ``decimal`` (``"."`` or ``","``) the decimal separator.
     """
     where = None if isinstance(path_or_frame, pd.DataFrame) else str(path_or_frame)
     raw = path_or_frame if where is None else _load(Path(where))
-    return parse(raw, columns, layout=layout, where=where)
-
-
-def _load(path: Path) -> pd.DataFrame:
-    suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        return pd.read_parquet(path)
-    if suffix in (".xlsx", ".xlsm", ".xls", ".ods"):
-        return _read_sheet(path)
-    if path.stat().st_size > LARGE_CSV_BYTES:
-        return _read_csv_duckdb(path)
-    sep = _separator(path)
-    return pd.read_csv(
-        path,
-        sep=sep,
-        dtype=str,
-        keep_default_na=False,
-        skip_blank_lines=False,
-        encoding="utf-8-sig",
+    return parse(
+        raw,
+        columns,
+        layout=layout,
+        where=where,
+        campaign_map=campaign_map,
+        date_format=date_format,
+        decimal=decimal,
     )
 
 
-def _separator(path: Path) -> str:
-    with open(path, encoding="utf-8-sig", errors="replace") as f:
-        head = f.readline()
-    return max((",", ";", "\t"), key=head.count)
+def _load(path: Path) -> pd.DataFrame:
+    kind = file_kind(path)
+    try:
+        if kind == "parquet":
+            return pd.read_parquet(path)
+        if kind == "sheet":
+            return _read_sheet(path)
+        encoding, sep = csv_form(path)
+        if path.stat().st_size > LARGE_CSV_BYTES:
+            return _read_csv_duckdb(path, encoding, sep)
+        return pd.read_csv(
+            io.StringIO(read_text(path, encoding)),
+            sep=sep,
+            dtype=str,
+            keep_default_na=False,
+            skip_blank_lines=False,
+        )
+    except StatsError:
+        raise
+    except (FileNotFoundError, PermissionError, IsADirectoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the readers' errors (calamine, pyarrow, pandas)
+        raise refuse(path, f"cannot be read as {kind.upper()}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
 
 
 def _read_sheet(path: Path) -> pd.DataFrame:
     from python_calamine import CalamineWorkbook
 
-    rows = CalamineWorkbook.from_path(str(path)).get_sheet_by_index(0).to_python()
+    from .files import unique
+    from .workbooks import check_book, check_sheet
+
+    check_book(path)  # a zip bomb, a part stored twice: refused before calamine opens it
+    with CalamineWorkbook.from_path(str(path)) as book:
+        check_sheet(path, book.sheet_names[0])  # its cells' references, order, shared strings
+        rows = book.get_sheet_by_index(0).to_python()
     if not rows:
         return pd.DataFrame()
-    header = [str(h) for h in rows[0]]
+    header = unique([str(h) for h in rows[0]])  # cells past the header: "Unnamed: 9", as CSV
     body = [list(r) + [""] * (len(header) - len(r)) for r in rows[1:]]
     return pd.DataFrame(body, columns=header, dtype=object)
 
 
-def _read_csv_duckdb(path: Path) -> pd.DataFrame:
+def _read_csv_duckdb(path: Path, encoding: str, sep: str) -> pd.DataFrame:
     from .engine import connect
 
-    with connect() as con:
-        rel = con.read_csv(str(path), header=True, all_varchar=True)
+    with connect() as con, as_utf8(path, encoding) as utf8:
+        rel = con.read_csv(str(utf8), header=True, all_varchar=True, sep=sep, quotechar='"')
         return rel.df()
 
 
@@ -122,34 +159,40 @@ def _empty(raw: pd.Series) -> np.ndarray:
     return (text == "").to_numpy()
 
 
-def _numbers(raw: pd.Series) -> pd.Series:
-    if raw.dtype.kind in "if":
-        return raw.astype("float64")
-    text = raw.astype(object).where(raw.notna(), "").astype(str).str.strip()
-    text = text.str.replace(r"^\$", "", regex=True)
-    return pd.to_numeric(text.where(text != "", "0"), errors="coerce")
-
-
 def parse(
     raw: pd.DataFrame,
     columns: Mapping[str, str] | None = None,
     *,
     layout: str | None = None,
     where: str | None = None,
+    campaign_map: CampaignMap | None = None,
+    date_format: str | None = None,
+    decimal: str | None = None,
 ) -> pd.DataFrame:
     """The statistics frame from an export already read as a DataFrame (see
     :func:`read_stats`)."""
     raw = raw.reset_index(drop=True)
-    layout, mapping = resolve(raw.columns, columns, layout)
-    missing = _missing(raw.columns, columns, mapping, layout)
-    if missing:
-        raise StatsError(missing, where)
+    cmap = load_map(campaign_map)
+    raw, mapping, skipped = prepare_frame(raw, columns, layout, cmap, where)
+    check_options(date_format, decimal)
+    parsed = _parsed(raw, mapping, where, date_format=date_format, decimal=decimal)
+    return announce(parsed, skipped, where)
+
+
+def _parsed(
+    raw: pd.DataFrame,
+    mapping: dict[str, str],
+    where: str | None,
+    *,
+    date_format: str | None = None,
+    decimal: str | None = None,
+) -> pd.DataFrame:
     blank = np.all([_empty(raw[c]) for c in raw.columns], axis=0) if len(raw.columns) else []
     raw = raw[~np.asarray(blank, dtype=bool)] if len(raw) else raw
     check = _Check(len(raw))
     check.lines = raw.index.to_numpy() + 2
     raw = raw.reset_index(drop=True)
-    values = _values(raw, mapping, check)
+    values = _values(raw, mapping, check, date_format, decimal)
     pieces = _levels(raw, mapping, check)
     if check.problems:
         raise StatsError(check.problems, where)
@@ -164,60 +207,23 @@ def parse(
     return pd.concat(out, ignore_index=True) if len(out) > 1 else out[0]
 
 
-def _missing(
-    headers: Any, columns: Mapping[str, str] | None, mapping: dict[str, str], layout: str
-) -> list[StatsProblem]:
-    seen = {norm(h) for h in headers}
-    problems = [
-        StatsProblem(None, h, None, f"no such column (columns= maps it to {n!r})")
-        for h, n in (columns or {}).items()
-        if norm(h) not in seen
-    ]
-    for name in REQUIRED:
-        if name not in mapping:
-            problems.append(StatsProblem(None, name, None, f"missing column ({layout} layout)"))
-    has_key = any(lv in mapping for lv in LEVELS) or {"level", "key"} <= set(mapping)
-    if not has_key:
-        problems.append(
-            StatsProblem(
-                None,
-                "key",
-                None,
-                f"no key column ({layout} layout): one of {', '.join(LEVELS)}, or level and key",
-            )
-        )
-    return problems
-
-
-def _values(raw: pd.DataFrame, mapping: dict[str, str], check: _Check) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    h = mapping["date"]
-    dates = pd.to_datetime(raw[h], utc=True, errors="coerce", format="mixed")
-    check.flag(dates.isna().to_numpy(), h, raw[h], "not a date")
-    out["date"] = dates.to_numpy()
-    h = mapping["campaign_id"]
-    ids = _numbers(raw[h])
-    bad = ids.isna() | (ids <= 0) | (ids % 1 != 0) | pd.Series(_empty(raw[h]))
-    check.flag(bad.to_numpy(), h, raw[h], "not a campaign id (a positive whole number)")
-    out["campaign_id"] = ids.where(~bad, 1).astype("int64").to_numpy()
-    for name in COUNTS + AMOUNTS:
-        h = mapping.get(name)
-        if h is None:
-            out[name] = np.zeros(len(raw), dtype="int64" if name in COUNTS else "float64")
-            continue
-        nums = _numbers(raw[h])
-        bad = nums.isna() | np.isinf(nums)
-        if name != "revenue":
-            bad |= nums < 0
-        message = "not a number" if name != "revenue" else "not a number"
-        if name in COUNTS:
-            bad |= nums % 1 != 0
-            message = "not a count (a whole number >= 0)"
-        elif name != "revenue":
-            message = "not an amount (a number >= 0)"
-        check.flag(bad.to_numpy(), h, raw[h], message)
-        nums = nums.where(~bad, 0)
-        out[name] = nums.astype("int64" if name in COUNTS else "float64").to_numpy()
+def _values(
+    raw: pd.DataFrame,
+    mapping: dict[str, str],
+    check: _Check,
+    date_format: str | None = None,
+    decimal: str | None = None,
+) -> dict[str, Any]:
+    """The frame's values of the rows, by the rules of :mod:`toolkit.stats.values`; the bad
+    ones flagged on ``check`` (and 0), the file's problems added to it."""
+    out, problems, flags = frame_values(
+        raw, mapping, COUNTS + AMOUNTS, date_format=date_format, decimal=decimal
+    )
+    check.problems.extend(problems)
+    for mask, header, message in flags:
+        check.flag(mask, header, raw[header], message)
+    for name in COUNTS:
+        out[name] = out[name].astype("int64")
     return out
 
 

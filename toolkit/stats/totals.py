@@ -1,0 +1,87 @@
+"""Totals rows of tracker exports: the row of sums a tracker (or a user in Excel) adds at the
+end of a report. It is no item's statistics; read as one it would double every sum, so it is
+left out, and the read says so.
+
+A totals row is one whose key, date or campaign cell says ``Total``, ``Totals``, ``Grand
+total``, ``Итого`` or ``Всего`` (any case, a trailing colon allowed), or one whose key and
+date cells are all empty while it holds numbers (the sums).
+
+>>> import pandas as pd
+>>> raw = pd.DataFrame({"Date": ["2026-01-01", "Total", ""], "Zone": ["z1", "", ""],
+...                     "Cost": ["1.5", "1.5", ""]})
+>>> totals_rows(raw, labels=["Date", "Zone"], keys=["Date", "Zone"], metrics=["Cost"])
+[(1, "totals row ('Total' in Date)")]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: A cell that names a totals row (matched case-insensitively, the whole cell).
+PATTERN = r"(?:grand\s+)?totals?:?|итого:?|всего:?"
+SUMS_ONLY = "totals row (no date or key, only sums)"
+
+
+def _text(raw: pd.Series) -> pd.Series:
+    return raw.astype(object).where(raw.notna(), "").astype(str).str.strip()
+
+
+def totals_rows(
+    raw: pd.DataFrame, labels: Sequence[str], keys: Sequence[str], metrics: Sequence[str]
+) -> list[tuple[int, str]]:
+    """``(row position, reason)`` of the totals rows of ``raw``: ``labels`` are the headers
+    whose cell may say "Total", ``keys`` those that are all empty in a row of sums, and
+    ``metrics`` those that hold the sums."""
+    n = len(raw)
+    reasons = np.full(n, None, dtype=object)
+    for h in labels:
+        text = _text(raw[h])
+        hit = text.str.fullmatch(PATTERN, case=False).fillna(False).to_numpy(dtype=bool)
+        for i in np.flatnonzero(hit & pd.isna(reasons)):
+            reasons[i] = f"totals row ({text.iloc[i]!r} in {h})"
+    if keys and metrics:
+        empty = np.all([(_text(raw[h]) == "").to_numpy() for h in keys], axis=0)
+        sums = np.any([(_text(raw[h]) != "").to_numpy() for h in metrics], axis=0)
+        for i in np.flatnonzero(empty & sums & pd.isna(reasons)):
+            reasons[i] = SUMS_ONLY
+    return [(int(i), str(reasons[i])) for i in np.flatnonzero(pd.notna(reasons))]
+
+
+def _cell(header: str) -> str:
+    return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
+
+
+def totals_sql(labels: Sequence[str], keys: Sequence[str], metrics: Sequence[str]) -> str:
+    """SQL giving a totals row's reason (NULL for any other row), as :func:`totals_rows`."""
+    cases = []
+    for h in labels:
+        cell = _cell(h)
+        quoted = h.replace("'", "''")
+        cases.append(
+            f"WHEN regexp_full_match(COALESCE({cell}, ''), '{PATTERN}', 'i') "
+            f"THEN 'totals row (''' || {cell} || ''' in {quoted})'"
+        )
+    if keys and metrics:
+        empty = " AND ".join(f"COALESCE({_cell(h)}, '') = ''" for h in keys)
+        sums = " OR ".join(f"COALESCE({_cell(h)}, '') <> ''" for h in metrics)
+        cases.append(f"WHEN ({empty}) AND ({sums}) THEN '{SUMS_ONLY}'")
+    return f"CASE {' '.join(cases)} END" if cases else "NULL"
+
+
+def note(skipped: Sequence[tuple[int, Any]], where: str | None) -> str:
+    """The line a read prints about its skipped rows.
+
+    >>> note([(42, "totals row ('Total' in Date)")], "s.csv")
+    's.csv: skipped 1 totals row (line 42)'
+    """
+    lines = [str(line) for line, _ in skipped[:5]] + (["..."] if len(skipped) > 5 else [])
+    n = len(skipped)
+    rows, at = ("row", "line") if n == 1 else ("rows", "lines")
+    return f"{where or 'statistics'}: skipped {n} totals {rows} ({at} {', '.join(lines)})"
+
+
+__all__ = ["PATTERN", "note", "totals_rows", "totals_sql"]

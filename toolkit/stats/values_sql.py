@@ -1,0 +1,292 @@
+"""The value rules of :mod:`toolkit.stats.values` as DuckDB SQL: the shapes of a file's
+columns in one scan, then each value's conversion, with the same patterns and the same
+decisions as the pandas path.
+
+>>> print(literal("it's"))
+'it''s'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import values as v
+
+#: DuckDB's numeric column types (Parquet columns may already be numbers).
+NUMERIC_TYPES = re.compile(
+    r"^(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|REAL|DECIMAL.*)$", re.IGNORECASE
+)
+INTEGER_TYPES = re.compile(r"^U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?$", re.IGNORECASE)
+_BLANKS = " || ".join(f"chr({ord(c)})" for c in v.BLANKS)
+#: A whole number or plain decimal as written (``PLAIN_INT`` or ``PLAIN_DOT``, nothing to
+#: strip): class ``i``, ``p`` or ``q``, cast as it is.
+PLAIN = "^-?[0-9]*\\.?[0-9]+$"
+#: ``yyyy-mm-dd`` alone: matches ``DATE_YMD`` and is its own canonical form.
+PLAIN_DAY = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+#: A campaign id of 1 to 18 digits without leading zeros: a BIGINT from 1 up, as it is.
+PLAIN_ID = "^[1-9][0-9]{0,17}$"
+
+
+def literal(text: str) -> str:
+    """A SQL string literal (DuckDB does not read backslashes in literals)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def quoted(header: str) -> str:
+    """A column name as SQL."""
+    return '"' + header.replace('"', '""') + '"'
+
+
+def cell(header: str) -> str:
+    """A column's value as written (NULL for a missing one)."""
+    return f"CAST({quoted(header)} AS VARCHAR)"
+
+
+def stripped(x: str) -> str:
+    """The SQL ``x`` stripped of :data:`toolkit.stats.values.BLANKS` ('' for NULL); a
+    trim with a set of characters is slow, so the SQL below strips only the values that a
+    short test (:data:`PLAIN`, :data:`PLAIN_DAY`, :data:`PLAIN_ID`) does not settle as they
+    are (a ``CASE`` computes a branch only for its rows)."""
+    return f"COALESCE(trim({x}, {_BLANKS}), '')"
+
+
+def text(header: str) -> str:
+    """A column's value as stripped text ('' for a missing one)."""
+    return stripped(cell(header))
+
+
+def _m(expr: str, pattern: str) -> str:
+    return f"regexp_matches({expr}, {literal(pattern)})"
+
+
+def _group(expr: str, groups: str) -> str:
+    return f"regexp_replace({expr}, {literal(v.NUMBER)}, {literal(groups)})"
+
+
+def column_types(con: Any, view: str = "raw") -> dict[str, str]:
+    """``header -> DuckDB type`` of the view's columns."""
+    return {row[0]: str(row[1]) for row in con.execute(f"DESCRIBE {view}").fetchall()}
+
+
+def _plain_regex(t: str) -> list[tuple[str, str]]:
+    """``(SQL condition, class)`` of the plain values: ``i`` whole, ``p`` a plain decimal,
+    ``q`` a plain decimal that could be thousands (short regular expressions are cheap)."""
+    dot, amb = _m(t, v.PLAIN_DOT), _m(t, v.PLAIN_AMBIGUOUS)
+    return [(_m(t, v.PLAIN_INT), "i"), (f"{dot} AND NOT {amb}", "p"), (amb, "q")]
+
+
+def number_class(x: str) -> str:
+    """SQL of the class of a value as written ``x`` (as :func:`toolkit.stats.values._classes`
+    gives it for the stripped value), followed by its currency sign for the classes that may
+    carry one. A plain value as written is settled by one short regular expression; only the
+    others are stripped and classified in full (``I``, ``P``, ``Q``: a plain value that had
+    blanks around it)."""
+    t = stripped(x)
+    body = _group(t, "\\5\\6")
+    dot, comma = _m(body, v.DOT_BODY), _m(body, v.COMMA_BODY)
+    general = (
+        f"CASE WHEN {dot} AND {comma} THEN (CASE WHEN {_m(body, v.AMBIGUOUS_BODY)} THEN 'a' "
+        f"ELSE 'n' END) WHEN {dot} THEN 'd' WHEN {comma} THEN 'c' ELSE 'b' END"
+    )
+    plain = (
+        f"CASE WHEN NOT contains({x}, '.') THEN 'i' WHEN length({x}) - strpos({x}, '.') = 3 "
+        f"AND {_m(x, v.PLAIN_AMBIGUOUS)} THEN 'q' ELSE 'p' END"
+    )
+    return (
+        f"CASE WHEN {_m(x, PLAIN)} THEN {plain} WHEN {t} = '' THEN 'e' "
+        + " ".join(f"WHEN {cond} THEN '{k.upper()}'" for cond, k in _plain_regex(t))
+        + f" WHEN NOT {_m(t, v.NUMBER)} THEN 'b' "
+        f"ELSE ({general}) || {_group(t, chr(92) + '3' + chr(92) + '7')} END"
+    )
+
+
+def shape_sql(
+    date_text: str | None, numeric: Mapping[str, str], types: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
+    """``(columns, aggregates)``: the SQL of the columns to add to a scan of the file, and of
+    the aggregates over them that give the shapes of the date column (``date_text``: the
+    SQL of its :func:`date_text`; ``None``: not needed) and of each numeric column
+    (``header -> frame column``); :func:`read_shapes` reads the aggregates' row. Columns
+    already typed as numbers have none."""
+    inner, aggs = [], []
+    if date_text is not None:
+        t = date_text
+        for i in (1, 2):
+            inner.append(
+                f"TRY_CAST(regexp_extract({t}, {literal(v.DATE_XY)}, {i}) AS INTEGER) AS __d{i}"
+            )
+        for first, second in (("> 12", "<= 12"), ("<= 12", "> 12"), ("<= 12", "<= 12")):
+            aggs.append(f"min(CASE WHEN __d1 {first} AND __d2 {second} THEN {t} END)")
+    for i, h in enumerate(_texts(numeric, types)):
+        x, t, c = cell(h), text(h), f"__c{i}"
+        inner.append(f"{number_class(x)} AS {c}")
+        aggs += [
+            f"min(CASE WHEN {c} = 'p' THEN {x} WHEN {c} = 'P' OR {c} LIKE 'd%' THEN {t} END)",
+            f"min(CASE WHEN {c} LIKE 'c%' THEN {t} END)",
+            f"min(CASE WHEN {c} = 'q' THEN {x} WHEN {c} = 'Q' OR {c} LIKE 'a%' THEN {t} END)",
+            f"list(DISTINCT substr({c}, 2)) FILTER (WHERE length({c}) > 1 AND {c} NOT LIKE 'b%')",
+            f"COALESCE(bool_and({c} IN ('e', 'i', 'p', 'q', 'I', 'P', 'Q')), TRUE)",
+        ]
+    return inner, aggs
+
+
+def _texts(numeric: Mapping[str, str], types: Mapping[str, str]) -> list[str]:
+    return [h for h in numeric if not NUMERIC_TYPES.match(types.get(h, "VARCHAR"))]
+
+
+def read_shapes(
+    row: Sequence[Any], dated: bool, numeric: Mapping[str, str], types: Mapping[str, str]
+) -> tuple[v.DateShapes | None, dict[str, tuple[str, v.NumberShapes]]]:
+    """The shapes from the row of :func:`shape_sql`'s aggregates (``dated``: it was given a
+    date header)."""
+    dates = v.DateShapes(*row[:3]) if dated else None
+    at = {h: 3 * dated + 5 * i for i, h in enumerate(_texts(numeric, types))}
+    out: dict[str, tuple[str, v.NumberShapes]] = {}
+    for h, name in numeric.items():
+        if h not in at:
+            out[h] = (name, v.NumberShapes(typed=True))
+            continue
+        dot, comma, amb, curs, plain = row[at[h] : at[h] + 5]
+        out[h] = (name, v.NumberShapes(dot, comma, amb, tuple(sorted(curs or ())), bool(plain)))
+    return dates, out
+
+
+def plain_rules(
+    date_header: str, numeric: Mapping[str, str], types: Mapping[str, str], date_format: str | None
+) -> v.Rules:
+    """The rules :func:`toolkit.stats.values.decide` gives a file of plain values (ISO
+    dates, whole numbers and plain decimals), known before its shapes are: a scan may check
+    the values by them while it gathers the shapes, and its checks stand when the shapes
+    give the same rules."""
+    date = v.DateRule("ymd") if date_format is None else v.DateRule("format", date_format)
+    typed = {h: bool(NUMERIC_TYPES.match(types.get(h, "VARCHAR"))) for h in numeric}
+    return v.Rules(date, {h: v.NumberRule(".", True, typed[h]) for h in numeric})
+
+
+def number(
+    header: str, rule: v.NumberRule, name: str, typed: bool, t: str | None = None
+) -> tuple[str, str]:
+    """``(value, percent)`` SQL of a numeric column: the value (NULL: not a number; an empty
+    value is 0) and whether it is a valid percentage (the value is then / 100); ``t``: the
+    SQL of the column's :func:`text`, when already computed.
+
+    A ``plain`` column holds only plain values (empty, whole numbers, plain decimals, once
+    stripped): a value as written that DuckDB casts (it skips the blanks it knows) is that
+    number, and only the others are stripped."""
+    if typed:
+        c = f"CAST({quoted(header)} AS DOUBLE)"
+        return f"CASE WHEN {c} IS NULL OR isnan({c}) THEN 0.0 ELSE {c} END", "FALSE"
+    if rule.plain:
+        x = cell(header)
+        s = stripped(x)
+        rest = f"CASE WHEN {s} = '' THEN 0.0 ELSE TRY_CAST({s} AS DOUBLE) END"
+        value = f"COALESCE(TRY_CAST({x} AS DOUBLE), {rest})"
+        return f"CASE WHEN {x} IS NULL THEN 0.0 ELSE {value} END", "FALSE"
+    t = t or text(header)
+    body = _group(t, "\\5\\6")
+    digits = f"regexp_replace({body}, {literal(v.DROPPED[rule.decimal])}, '', 'g')"
+    if rule.decimal == ",":
+        digits = f"replace({digits}, ',', '.')"
+    currencies = "'', '$', '€', '£'" if name in v.MONEY else "''"
+    marks = _group(t, "\\1\\2\\4\\9")
+    sign = (
+        f"CASE {marks} WHEN '' THEN 1.0 WHEN '+' THEN 1.0 WHEN '-' THEN -1.0 "
+        "WHEN '\u2212' THEN -1.0 WHEN '()' THEN -1.0 END"
+    )
+    pct = f"{_group(t, chr(92) + '8')} = '%'"
+    valid = (
+        f"{_m(t, v.NUMBER)} AND {_m(body, v.DOT_BODY if rule.decimal == '.' else v.COMMA_BODY)}"
+        f" AND {_group(t, chr(92) + '3' + chr(92) + '7')} IN ({currencies})"
+    )
+    value = (
+        f"CASE WHEN {t} = '' THEN 0.0 WHEN {valid} THEN {sign} * TRY_CAST({digits} AS DOUBLE)"
+        f" / CASE WHEN {pct} THEN 100.0 ELSE 1.0 END END"
+    )
+    return value, f"({t} <> '' AND {_m(t, v.NUMBER)} AND {pct})"
+
+
+def bad_number(n: str, percent: str, name: str) -> str:
+    """SQL true on a value of the frame's column ``name`` that is not one (message:
+    :func:`toolkit.stats.values.message`); ``n`` and ``percent`` as :func:`number` gives."""
+    cond = f"{n} IS NULL OR NOT isfinite({n})"
+    if name not in v.SIGNED:
+        cond += f" OR {n} < 0"
+    if name in ("impressions", "clicks"):
+        cond += f" OR {n} <> floor({n}) OR {n} >= {v.COUNT_LIMIT}"
+    return f"NOT COALESCE({percent} AND {n} IS NOT NULL, FALSE) AND ({cond})"
+
+
+def is_percent(n: str, percent: str) -> str:
+    """SQL true on a valid percentage (message :data:`toolkit.stats.values.PERCENTAGE`)."""
+    return f"COALESCE({percent} AND {n} IS NOT NULL, FALSE)"
+
+
+def campaign_id(header: str, ctype: str) -> str:
+    """SQL of a campaign id (BIGINT; NULL: not an id): digits, 1 to 2**63 - 1, exact."""
+    c = quoted(header)
+    if INTEGER_TYPES.match(ctype):
+        return f"CASE WHEN {c} >= 1 AND {c} <= {v.ID_MAX} THEN CAST({c} AS BIGINT) END"
+    if NUMERIC_TYPES.match(ctype):
+        d = f"CAST({c} AS DOUBLE)"
+        return (
+            f"CASE WHEN isfinite({d}) AND {d} = floor({d}) AND {d} >= 1 AND "
+            f"{d} < {v.COUNT_LIMIT} THEN CAST({d} AS BIGINT) END"
+        )
+    x, t = cell(header), text(header)
+    digits = f"regexp_replace({t}, '\\.0+$', '')"
+    return (
+        f"CASE WHEN {_m(x, PLAIN_ID)} THEN CAST({x} AS BIGINT) "
+        f"WHEN {_m(t, v.ID)} AND TRY_CAST({digits} AS BIGINT) >= 1 "
+        f"THEN TRY_CAST({digits} AS BIGINT) END"
+    )
+
+
+def date(header: str, rule: v.DateRule, t: str | None = None) -> str:
+    """SQL of a date (TIMESTAMP, the wall time as written; NULL: not a date); ``t``: the
+    SQL of the column's :func:`date_text`, when already computed."""
+    t, x = t or date_text(header), cell(header)
+    if rule.refused:
+        return "CAST(NULL AS TIMESTAMP)"
+    if rule.order == "format":
+        dropped = f"regexp_replace(COALESCE({t}, {x}), {literal(v.ZONE_AFTER_TIME)}, '\\1')"
+        return f"try_strptime({dropped}, {literal(rule.fmt or '')})"
+    cases = [f"WHEN {t} IS NULL THEN TRY_CAST({x} AS TIMESTAMP)"]
+    for order in dict.fromkeys(("ymd", rule.order)):  # year first in any file
+        pattern, canonical = v.CANONICAL[order]
+        cases.append(
+            f"WHEN {_m(t, pattern)} THEN TRY_CAST(regexp_replace({t}, {literal(pattern)}, "
+            f"{literal(canonical)}) AS TIMESTAMP)"
+        )
+    return f"CASE {' '.join(cases)} END"
+
+
+def date_text(header: str) -> str:
+    """The date column's :func:`text`, but NULL for a ``yyyy-mm-dd`` as written (it is its
+    own text, and it is read without a pattern)."""
+    x = cell(header)
+    return f"CASE WHEN {x} IS NULL OR NOT {_m(x, PLAIN_DAY)} THEN {stripped(x)} END"
+
+
+__all__ = [
+    "PLAIN",
+    "PLAIN_DAY",
+    "PLAIN_ID",
+    "bad_number",
+    "campaign_id",
+    "cell",
+    "column_types",
+    "date",
+    "date_text",
+    "is_percent",
+    "literal",
+    "number",
+    "number_class",
+    "plain_rules",
+    "quoted",
+    "read_shapes",
+    "shape_sql",
+    "stripped",
+    "text",
+]
