@@ -29,6 +29,7 @@ from toolkit.stats import read_stats
 from toolkit.xlsx.parts import sheet_parts
 
 from .conftest import cli_runner
+from .xlsx_parts import declare_strings
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A child process may map this much (the interpreter with pandas, pyarrow and calamine maps
@@ -75,7 +76,7 @@ def edited(src: Path, dst: Path, change: Callable[[str], str]) -> Path:
         for info in zin.infolist():
             data = xml if info.filename == part else zin.read(info.filename).decode()
             if strings:
-                data = _declare_strings(info.filename, data)
+                data = declare_strings(info.filename, data)
             zout.writestr(info.filename, data)
         if strings:
             first = re.search(
@@ -90,22 +91,6 @@ _SST = (
     '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/'
     'spreadsheetml/2006/main" count="1" uniqueCount="1"><si><t>{}</t></si></sst>'
 )
-
-
-def _declare_strings(name: str, data: str) -> str:
-    if name == "[Content_Types].xml":
-        return data.replace(
-            "</Types>",
-            '<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
-            'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>',
-        )
-    if name == "xl/_rels/workbook.xml.rels":
-        return data.replace(
-            "</Relationships>",
-            '<Relationship Id="rIdSS" Type="http://schemas.openxmlformats.org/officeDocument/'
-            '2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>',
-        )
-    return data
 
 
 def _first_date(index: str) -> Callable[[str], str]:

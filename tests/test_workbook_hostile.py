@@ -33,6 +33,7 @@ from toolkit.xlsx.guard import problem_of
 from toolkit.xlsx.parts import sheet_parts
 
 from .conftest import cli_runner
+from .xlsx_parts import declare_strings
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("calamine", "openpyxl")
@@ -94,7 +95,7 @@ def rewrite(
             if info.filename == part:
                 data = sheet(data)
             elif extra and "xl/sharedStrings.xml" in extra:
-                data = _declare_strings(info.filename, data)
+                data = declare_strings(info.filename, data)
             zout.writestr(info.filename, data)
         for name, data in (extra or {}).items():
             zout.writestr(name, data)
@@ -103,22 +104,6 @@ def rewrite(
                 warnings.simplefilter("ignore")  # zipfile warns of the name stored twice
                 zout.writestr(part, sheet(zin.read(part).decode()).replace("aa01", "cc03"))
     return dst
-
-
-def _declare_strings(name: str, data: str) -> str:
-    if name == "[Content_Types].xml":
-        return data.replace(
-            "</Types>",
-            '<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
-            'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>',
-        )
-    if name == "xl/_rels/workbook.xml.rels":
-        return data.replace(
-            "</Relationships>",
-            '<Relationship Id="rIdSS" Type="http://schemas.openxmlformats.org/officeDocument/'
-            '2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>',
-        )
-    return data
 
 
 def _sub(pattern: str, repl: str) -> Callable[[str], str]:
