@@ -41,11 +41,14 @@ def test_hand_computed_case_with_one_conversion():
     assert prob_rate_below(t, 1, 50, BetaPrior(1.0, 1.0)) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(("a", "b", "c", "n", "t"), [
-    (2.0, 198.0, 3, 400, 0.01),
-    (0.5, 40.0, 7, 900, 0.006),
-    (3.3, 120.0, 0, 250, 0.02),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "c", "n", "t"),
+    [
+        (2.0, 198.0, 3, 400, 0.01),
+        (0.5, 40.0, 7, 900, 0.006),
+        (3.3, 120.0, 0, 250, 0.02),
+    ],
+)
 def test_posterior_against_numerical_integration(a, b, c, n, t):
     got = prob_rate_below(t, c, n, BetaPrior(a, b))
     assert got == pytest.approx(_beta_cdf_by_integration(t, a + c, b + n - c), abs=2e-4)
@@ -62,17 +65,20 @@ def test_prior_order_matters():
 def test_thresholds_outside_zero_one_and_arrays():
     assert prob_rate_below(-1.0, 0, 10, BetaPrior(1, 1)) == 0.0
     assert prob_rate_below(2.0, 0, 10, BetaPrior(1, 1)) == 1.0
-    out = prob_rate_below(np.array([0.01, 0.02]), np.array([0, 0]), np.array([10, 10]),
-                          (np.array([1.0, 1.0]), np.array([1.0, 1.0])))
+    out = prob_rate_below(
+        np.array([0.01, 0.02]),
+        np.array([0, 0]),
+        np.array([10, 10]),
+        (np.array([1.0, 1.0]), np.array([1.0, 1.0])),
+    )
     assert out.shape == (2,) and out[0] < out[1]
 
 
 def test_poisson_and_binomial_zero_conversion_p():
     assert zero_conversion_p(200, 0.01) == pytest.approx(math.exp(-2))
-    assert zero_conversion_p(200, 0.01, binomial=True) == pytest.approx(0.99 ** 200)
+    assert zero_conversion_p(200, 0.01, binomial=True) == pytest.approx(0.99**200)
     assert zero_conversion_p(0, 0.5) == 1.0
-    np.testing.assert_allclose(zero_conversion_p(np.array([0, 100]), 0.02),
-                               [1.0, math.exp(-2)])
+    np.testing.assert_allclose(zero_conversion_p(np.array([0, 100]), 0.02), [1.0, math.exp(-2)])
 
 
 @pytest.mark.parametrize("rate", [0.001, 0.013, 0.05, 0.3])
@@ -133,10 +139,30 @@ def _synthetic_stats(seed: int = 7, campaigns: int = 20, items: int = 60) -> pd.
             for day in range(2):  # two rows per item: the frame sums them
                 clicks = int(rng.integers(0, 800))
                 conv = int(rng.binomial(clicks, rate))
-                rows.append((cid, "source", f"s{i}", day, clicks * 20, clicks, clicks * 0.02,
-                             conv, conv * 2.0))
-    cols = ["campaign_id", "level", "key", "day", "impressions", "clicks", "cost",
-            "conversions", "revenue"]
+                rows.append(
+                    (
+                        cid,
+                        "source",
+                        f"s{i}",
+                        day,
+                        clicks * 20,
+                        clicks,
+                        clicks * 0.02,
+                        conv,
+                        conv * 2.0,
+                    )
+                )
+    cols = [
+        "campaign_id",
+        "level",
+        "key",
+        "day",
+        "impressions",
+        "clicks",
+        "cost",
+        "conversions",
+        "revenue",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -166,12 +192,18 @@ def test_evidence_prior_leaves_the_item_out():
 
 
 def test_evidence_probability_falls_as_conversions_rise():
-    base = pd.DataFrame({
-        "campaign_id": [1] * 5, "level": ["source"] * 5, "key": list("abcde"),
-        "impressions": [0] * 5, "clicks": [1000, 1200, 900, 1100, 500],
-        "cost": [10.0, 12.0, 9.0, 11.0, 5.0], "conversions": [8, 15, 4, 11, 0],
-        "revenue": [16.0, 30.0, 8.0, 22.0, 0.0],
-    })
+    base = pd.DataFrame(
+        {
+            "campaign_id": [1] * 5,
+            "level": ["source"] * 5,
+            "key": list("abcde"),
+            "impressions": [0] * 5,
+            "clicks": [1000, 1200, 900, 1100, 500],
+            "cost": [10.0, 12.0, 9.0, 11.0, 5.0],
+            "conversions": [8, 15, 4, 11, 0],
+            "revenue": [16.0, 30.0, 8.0, 22.0, 0.0],
+        }
+    )
     probs = []
     for conv in range(0, 12):
         s = base.copy()
@@ -181,12 +213,18 @@ def test_evidence_probability_falls_as_conversions_rise():
 
 
 def test_evidence_zero_p_and_min_sample():
-    s = pd.DataFrame({
-        "campaign_id": [1] * 4, "level": ["source"] * 4, "key": list("abcd"),
-        "impressions": [0] * 4, "clicks": [1000, 1000, 1000, 50],
-        "cost": [10.0] * 3 + [0.5], "conversions": [10, 20, 5, 0],
-        "revenue": [20.0, 40.0, 10.0, 0.0],
-    })
+    s = pd.DataFrame(
+        {
+            "campaign_id": [1] * 4,
+            "level": ["source"] * 4,
+            "key": list("abcd"),
+            "impressions": [0] * 4,
+            "clicks": [1000, 1000, 1000, 50],
+            "cost": [10.0] * 3 + [0.5],
+            "conversions": [10, 20, 5, 0],
+            "revenue": [20.0, 40.0, 10.0, 0.0],
+        }
+    )
     ev = evidence_frame(s, min_clicks=100).set_index("key")
     d = ev.loc["d"]
     rate = d["prior_a"] / (d["prior_a"] + d["prior_b"])
