@@ -219,6 +219,16 @@ def _col(header: str) -> str:
     return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
 
 
+def _level(header: str) -> str:
+    """SQL of a level cell as :data:`toolkit.stats.read.LEVEL_NAMES` names it (lower case,
+    runs of blanks, ``_`` and ``-`` as one space); a cell that is already a name is taken as
+    it is, without the regular expression."""
+    names = ", ".join(f"'{k}'" for k in LEVEL_NAMES)
+    cell = values_sql.cell(header)
+    norm = f"LOWER(REGEXP_REPLACE({_col(header)}, '[\\s_\\-]+', ' ', 'g'))"
+    return f"CASE WHEN {cell} IN ({names}) THEN {cell} ELSE {norm} END"
+
+
 def _converted(mapping: dict[str, str], rules: values.Rules, types: dict[str, str]) -> str:
     """SQL of the view ``vals``: ``raw`` with each value converted once (``__t`` the time,
     ``__id`` the campaign id, ``__v_{metric}`` and ``__pct_{metric}``; ``__sd`` the date's
@@ -263,7 +273,7 @@ def _checks(mapping: dict[str, str], rules: values.Rules) -> list[tuple[str, str
         out.append((h, values_sql.is_percent(n, pct), values.PERCENTAGE))
     if "level" in mapping and "key" in mapping:
         names = ", ".join(f"'{k}'" for k in LEVEL_NAMES)
-        lv = f"LOWER(REGEXP_REPLACE({_col(mapping['level'])}, '[\\s_\\-]+', ' ', 'g'))"
+        lv = _level(mapping["level"])
         out.append(
             (mapping["level"], f"{lv} NOT IN ({names})", f"not a level ({', '.join(LEVELS)})")
         )
@@ -290,12 +300,12 @@ def _check(
     numeric = {mapping[m]: m for m in METRICS if m in mapping}
     plain = values_sql.plain_rules(mapping["date"], numeric, types, date_format)
     dated = date_format is None  # else the format decides, not the dates' shapes
-    shape_sql = values_sql.shape_sql('"__sd"' if dated else None, numeric, types)
+    shape_sql = values_sql.shape_sql("vals", '"__sd"' if dated else None, numeric, types)
     row = _scan(con, mapping, plain, types, *shape_sql)
     dates, shapes = values_sql.read_shapes(row[2:], dated, numeric, types)
     rules = values.decide(mapping["date"], dates, shapes, date_format=date_format, decimal=decimal)
     if (rules.date, rules.numbers) != (plain.date, plain.numbers):
-        row = _scan(con, mapping, rules, types, [], [])
+        row = _scan(con, mapping, rules, types, "vals", [])
     if not row[0] and not rules.problems:
         return _day(row[1])
     lines = _bad_lines(con, mapping, _checks(mapping, rules)) if row[0] else []
@@ -303,8 +313,10 @@ def _check(
 
 
 def _blank(mapping: dict[str, str]) -> str:
-    """SQL true on a row whose cells are all empty."""
-    return " AND ".join(f"COALESCE({_col(h)}, '') = ''" for h in mapping.values())
+    """SQL true on a row of ``vals`` whose cells are all empty; a row with a ``yyyy-mm-dd``
+    date (its text ``__sd`` is NULL) is not, and its other cells are not looked at."""
+    cells = " AND ".join(f"COALESCE({_col(h)}, '') = ''" for h in mapping.values())
+    return f'CASE WHEN "__sd" IS NULL THEN FALSE ELSE {cells} END'
 
 
 def _scan(
@@ -312,16 +324,15 @@ def _scan(
     mapping: dict[str, str],
     rules: values.Rules,
     types: dict[str, str],
-    inner: list[str],
+    relation: str,
     aggs: list[str],
 ) -> tuple[Any, ...]:
     """Create the view ``vals`` by ``rules`` and scan it once: the number of rows with a bad
-    value, the last time, then ``aggs`` over ``vals`` with the columns ``inner``."""
+    value, the last time, then ``aggs`` over ``relation`` (``vals`` with more columns)."""
     con.execute(f"CREATE OR REPLACE TEMP VIEW vals AS {_converted(mapping, rules, types)}")
     anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in _checks(mapping, rules))
     counts = [f"count(*) FILTER (WHERE NOT ({_blank(mapping)}) AND ({anybad}))", 'max("__t")']
-    source = f"(SELECT *, {', '.join(inner)} FROM vals)" if inner else "vals"
-    return tuple(con.execute(f"SELECT {', '.join(counts + aggs)} FROM {source}").fetchone())
+    return tuple(con.execute(f"SELECT {', '.join(counts + aggs)} FROM {relation}").fetchone())
 
 
 def _bad_lines(
@@ -352,7 +363,7 @@ def _rows(mapping: dict[str, str]) -> str:
     base += [f'"__v_{m}" AS {m}' for m in METRICS]
     parts = []
     if "level" in mapping and "key" in mapping:
-        lv = f"LOWER(REGEXP_REPLACE({_col(mapping['level'])}, '[\\s_\\-]+', ' ', 'g'))"
+        lv = _level(mapping["level"])
         cases = " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in LEVEL_NAMES.items())
         parts.append(
             f"SELECT {', '.join(base)}, CASE {lv} {cases} END AS level, "

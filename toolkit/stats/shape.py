@@ -230,10 +230,16 @@ def _blank_view(con: Any, name: str, source: str, headers: list[str], reason: st
     """Create the view ``name``: ``source`` with the rows whose ``reason`` is not NULL
     emptied (by their line: the reason is found in one scan, not in every later one);
     return their ``(line, reason)``."""
-    rows = con.execute(
-        f"SELECT __line, r FROM (SELECT __line, {reason} AS r FROM {source}) "
-        "WHERE r IS NOT NULL ORDER BY __line LIMIT 10000"
-    ).fetchall()
+    # without the line numbers the scan runs in parallel, and most files have no such row
+    found = con.execute(f"SELECT count(*) FROM {source} WHERE ({reason}) IS NOT NULL").fetchone()
+    rows = (
+        con.execute(
+            f"SELECT __line, r FROM (SELECT __line, {reason} AS r FROM {source}) "
+            "WHERE r IS NOT NULL ORDER BY __line LIMIT 10000"
+        ).fetchall()
+        if found[0]
+        else []
+    )
     cols = ", ".join(_q(h) for h in headers)
     if rows:
         lines = ", ".join(str(int(n)) for n, _ in rows)

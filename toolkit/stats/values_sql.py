@@ -1,6 +1,9 @@
 """The value rules of :mod:`toolkit.stats.values` as DuckDB SQL: the shapes of a file's
-columns in one scan, then each value's conversion, with the same patterns and the same
-decisions as the pandas path.
+columns, gathered in the scan that checks its values by the rules of a plain file
+(:func:`plain_rules`), and each value's conversion, with the same patterns and the same
+decisions as the pandas path. A plain value as written (:data:`PLAIN`, :data:`PLAIN_DAY`,
+:data:`PLAIN_ID`) is classed and read by that one short test; only the others are stripped
+and read by the full patterns.
 
 >>> print(literal("it's"))
 'it''s'
@@ -47,8 +50,8 @@ def cell(header: str) -> str:
 def stripped(x: str) -> str:
     """The SQL ``x`` stripped of :data:`toolkit.stats.values.BLANKS` ('' for NULL); a
     trim with a set of characters is slow, so the SQL below strips only the values that a
-    short test (:data:`PLAIN`, :data:`PLAIN_DAY`, :data:`PLAIN_ID`) does not settle as they
-    are (a ``CASE`` computes a branch only for its rows)."""
+    short test (:data:`PLAIN`, :data:`PLAIN_DAY`, :data:`PLAIN_ID`) does not settle as
+    written (a ``CASE`` computes a branch only for its rows)."""
     return f"COALESCE(trim({x}, {_BLANKS}), '')"
 
 
@@ -77,13 +80,17 @@ def _plain_regex(t: str) -> list[tuple[str, str]]:
     return [(_m(t, v.PLAIN_INT), "i"), (f"{dot} AND NOT {amb}", "p"), (amb, "q")]
 
 
-def number_class(x: str) -> str:
-    """SQL of the class of a value as written ``x`` (as :func:`toolkit.stats.values._classes`
-    gives it for the stripped value), followed by its currency sign for the classes that may
-    carry one. A plain value as written is settled by one short regular expression; only the
-    others are stripped and classified in full (``I``, ``P``, ``Q``: a plain value that had
-    blanks around it)."""
-    t = stripped(x)
+def number_text(header: str) -> str:
+    """A numeric column's :func:`text`, but NULL for a whole number or plain decimal as
+    written (:data:`PLAIN`: it is its own text, and is classed without the full grammar)."""
+    x = cell(header)
+    return f"CASE WHEN {x} IS NULL OR NOT {_m(x, PLAIN)} THEN {stripped(x)} END"
+
+
+def number_class(x: str, t: str) -> str:
+    """SQL of a value's class (as :func:`toolkit.stats.values._classes`), followed by its
+    currency sign for the classes that may carry one: ``x`` the value as written, ``t`` its
+    :func:`number_text` (NULL: a plain value, classed by where its point is)."""
     body = _group(t, "\\5\\6")
     dot, comma = _m(body, v.DOT_BODY), _m(body, v.COMMA_BODY)
     general = (
@@ -95,41 +102,48 @@ def number_class(x: str) -> str:
         f"AND {_m(x, v.PLAIN_AMBIGUOUS)} THEN 'q' ELSE 'p' END"
     )
     return (
-        f"CASE WHEN {_m(x, PLAIN)} THEN {plain} WHEN {t} = '' THEN 'e' "
-        + " ".join(f"WHEN {cond} THEN '{k.upper()}'" for cond, k in _plain_regex(t))
+        f"CASE WHEN {t} IS NULL THEN {plain} WHEN {t} = '' THEN 'e' "
+        + " ".join(f"WHEN {cond} THEN '{k}'" for cond, k in _plain_regex(t))
         + f" WHEN NOT {_m(t, v.NUMBER)} THEN 'b' "
         f"ELSE ({general}) || {_group(t, chr(92) + '3' + chr(92) + '7')} END"
     )
 
 
 def shape_sql(
-    date_text: str | None, numeric: Mapping[str, str], types: Mapping[str, str]
-) -> tuple[list[str], list[str]]:
-    """``(columns, aggregates)``: the SQL of the columns to add to a scan of the file, and of
-    the aggregates over them that give the shapes of the date column (``date_text``: the
-    SQL of its :func:`date_text`; ``None``: not needed) and of each numeric column
-    (``header -> frame column``); :func:`read_shapes` reads the aggregates' row. Columns
-    already typed as numbers have none."""
-    inner, aggs = [], []
+    source: str, date_text: str | None, numeric: Mapping[str, str], types: Mapping[str, str]
+) -> tuple[str, list[str]]:
+    """``(relation, aggregates)``: ``source`` (a view of the file) with the columns that
+    classify its values, and the SQL of the aggregates over it that give the shapes of the
+    date column (``date_text``: the column of ``source`` holding its :func:`date_text`;
+    ``None``: not needed) and of each numeric column (``header -> frame column``);
+    :func:`read_shapes` reads the aggregates' row. Columns already typed as numbers have
+    none."""
+    texts, classes, aggs = [], [], []
     if date_text is not None:
         t = date_text
         for i in (1, 2):
-            inner.append(
-                f"TRY_CAST(regexp_extract({t}, {literal(v.DATE_XY)}, {i}) AS INTEGER) AS __d{i}"
-            )
+            part = f"regexp_extract({t}, {literal(v.DATE_XY)}, {i})"
+            classes.append(f"TRY_CAST({part} AS INTEGER) AS __d{i}")
         for first, second in (("> 12", "<= 12"), ("<= 12", "> 12"), ("<= 12", "<= 12")):
             aggs.append(f"min(CASE WHEN __d1 {first} AND __d2 {second} THEN {t} END)")
     for i, h in enumerate(_texts(numeric, types)):
-        x, t, c = cell(h), text(h), f"__c{i}"
-        inner.append(f"{number_class(x)} AS {c}")
+        x, t, c = cell(h), f"__n{i}", f"__c{i}"
+        texts.append(f"{number_text(h)} AS {t}")
+        classes.append(f"{number_class(x, t)} AS {c}")
+        example = f"COALESCE({t}, {x})"
         aggs += [
-            f"min(CASE WHEN {c} = 'p' THEN {x} WHEN {c} = 'P' OR {c} LIKE 'd%' THEN {t} END)",
+            f"min(CASE WHEN {c} = 'p' OR {c} LIKE 'd%' THEN {example} END)",
             f"min(CASE WHEN {c} LIKE 'c%' THEN {t} END)",
-            f"min(CASE WHEN {c} = 'q' THEN {x} WHEN {c} = 'Q' OR {c} LIKE 'a%' THEN {t} END)",
-            f"list(DISTINCT substr({c}, 2)) FILTER (WHERE length({c}) > 1 AND {c} NOT LIKE 'b%')",
-            f"COALESCE(bool_and({c} IN ('e', 'i', 'p', 'q', 'I', 'P', 'Q')), TRUE)",
+            f"min(CASE WHEN {c} = 'q' OR {c} LIKE 'a%' THEN {example} END)",
+            # the currencies seen (a histogram skips NULLs; DISTINCT would plan a slower scan)
+            f"map_keys(histogram(CASE WHEN length({c}) > 1 AND {c} NOT LIKE 'b%' "
+            f"THEN substr({c}, 2) END))",
+            f"COALESCE(bool_and({c} IN ('e', 'i', 'p', 'q')), TRUE)",
         ]
-    return inner, aggs
+    relation = f"(SELECT *, {', '.join(texts)} FROM {source})" if texts else source
+    if classes:
+        relation = f"(SELECT *, {', '.join(classes)} FROM {relation})"
+    return relation, aggs
 
 
 def _texts(numeric: Mapping[str, str], types: Mapping[str, str]) -> list[str]:
@@ -283,6 +297,7 @@ __all__ = [
     "literal",
     "number",
     "number_class",
+    "number_text",
     "plain_rules",
     "quoted",
     "read_shapes",
