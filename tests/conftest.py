@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -176,6 +178,32 @@ def cli_runner(sb: Sandbox, capsys: Any) -> Callable[..., tuple[int, str, str]]:
         return code, out, err
 
     return run
+
+
+@pytest.fixture()
+def sandbox_cli(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> Callable[..., tuple[int, str, str]]:
+    """:func:`cli_runner` on the session's sandbox, with its key and URL in the environment and
+    no config file."""
+    monkeypatch.setenv("CAMPAIGN_API_KEY", sandbox.api_keys[0])
+    monkeypatch.setenv("CAMPAIGN_API_URL", sandbox.url)
+    monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(tmp_path / "missing.toml"))
+    return cli_runner(sandbox, capsys)
+
+
+def child_env(sb: Sandbox, tmp_path: Path) -> dict[str, str]:
+    """The environment of a child process that runs the toolkit against ``sb``: its key and
+    URL, a journal in ``tmp_path``, no config file, and this checkout on the path."""
+    root = str(Path(__file__).resolve().parents[1])
+    return {
+        **os.environ,
+        "CAMPAIGN_API_KEY": sb.api_keys[0],
+        "CAMPAIGN_API_URL": sb.url,
+        "CAMPAIGN_TOOLKIT_JOURNAL": str(tmp_path / "journal.db"),
+        "CAMPAIGN_TOOLKIT_CONFIG": str(tmp_path / "missing.toml"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+    }
 
 
 @pytest.fixture(autouse=True)

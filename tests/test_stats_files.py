@@ -16,7 +16,6 @@ from toolkit.stats import aggregate, read_stats
 from toolkit.stats.duck import window_sums
 from toolkit.stats.files import separator, sniff_text
 
-from .conftest import cli_runner
 from .trackers.layouts import GENERIC, UUIDS, generic_rows, mapping, table, voluum
 from .trackers.make_files import FILES
 
@@ -166,11 +165,8 @@ def test_a_grouped_report_with_a_bad_level_names_its_line(tmp_path):
 
 
 @pytest.fixture()
-def cli(sandbox, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("CAMPAIGN_API_KEY", sandbox.api_keys[0])
-    monkeypatch.setenv("CAMPAIGN_API_URL", sandbox.url)
-    monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(tmp_path / "missing.toml"))
-    return cli_runner(sandbox, capsys)
+def cli(sandbox_cli):
+    return sandbox_cli
 
 
 def test_the_command_line_reads_tracker_ids_through_campaign_map_and_notes_skipped_rows(

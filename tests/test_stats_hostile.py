@@ -10,7 +10,6 @@ The cases that aborted run in a child process under a memory limit."""
 
 from __future__ import annotations
 
-import os
 import re
 import resource
 import subprocess
@@ -28,7 +27,7 @@ from toolkit.sandbox import Sandbox
 from toolkit.stats import read_stats
 from toolkit.xlsx.parts import sheet_parts
 
-from .conftest import cli_runner
+from .conftest import child_env, cli_runner
 from .xlsx_parts import declare_strings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -263,14 +262,7 @@ def _child(code: str, args: list[str], sb: Sandbox, tmp_path: Path) -> Any:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
-    env = {
-        **os.environ,
-        "CAMPAIGN_API_KEY": sb.api_keys[0],
-        "CAMPAIGN_API_URL": sb.url,
-        "CAMPAIGN_TOOLKIT_JOURNAL": str(tmp_path / "journal.db"),
-        "CAMPAIGN_TOOLKIT_CONFIG": str(tmp_path / "missing.toml"),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
+    env = child_env(sb, tmp_path)
     return subprocess.run(
         [sys.executable, "-c", code, *args],
         capture_output=True,

@@ -18,7 +18,6 @@ import pytest
 from toolkit.errors import StatsError
 from toolkit.stats import aggregate, read_stats
 
-from .conftest import cli_runner
 from .trackers import layouts as layout_samples
 from .trackers.make_files import FILES, samples
 
@@ -130,11 +129,8 @@ def test_every_file_reads_right_or_is_refused_in_one_clear_line():
 
 
 @pytest.fixture()
-def cli(sandbox, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("CAMPAIGN_API_KEY", sandbox.api_keys[0])
-    monkeypatch.setenv("CAMPAIGN_API_URL", sandbox.url)
-    monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(tmp_path / "missing.toml"))
-    return cli_runner(sandbox, capsys)
+def cli(sandbox_cli):
+    return sandbox_cli
 
 
 def test_the_command_line_refuses_each_refused_file_in_one_line_with_exit_code_2(cli, tmp_path):

@@ -8,7 +8,6 @@ run in a child process under a memory limit, so a regression cannot take the mac
 
 from __future__ import annotations
 
-import os
 import re
 import resource
 import struct
@@ -32,7 +31,7 @@ from toolkit.sandbox import Sandbox
 from toolkit.xlsx.guard import problem_of
 from toolkit.xlsx.parts import sheet_parts
 
-from .conftest import cli_runner
+from .conftest import child_env, cli_runner
 from .xlsx_parts import declare_strings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -330,14 +329,7 @@ def _children(paths: list[Path], engine: str, sb: Sandbox, tmp_path: Path) -> An
         "    print('exit', main(['apply', path, '--yes']), flush=True)\n"
         "    print('end of', path, file=sys.stderr, flush=True)\n"
     )
-    env = {
-        **os.environ,
-        "CAMPAIGN_API_KEY": sb.api_keys[0],
-        "CAMPAIGN_API_URL": sb.url,
-        "CAMPAIGN_TOOLKIT_JOURNAL": str(tmp_path / "journal.db"),
-        "CAMPAIGN_TOOLKIT_CONFIG": str(tmp_path / "missing.toml"),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
+    env = child_env(sb, tmp_path)
     return subprocess.run(
         [sys.executable, "-c", code, engine, *map(str, paths)],
         capture_output=True,

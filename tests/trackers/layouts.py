@@ -20,6 +20,8 @@ import gzip
 import io
 import zipfile
 
+from toolkit.stats.schema import STATS
+
 #: The truth of the three rows below, for the source level: each sample holds them.
 SUMS = {"impressions": 3500, "clicks": 130, "cost": 4.0, "conversions": 4.0, "revenue": 20.0}
 NO_IMPRESSIONS = {**SUMS, "impressions": 0}
@@ -64,17 +66,7 @@ def generic_rows(rows: list[tuple] = ROWS) -> list[tuple]:
     return out
 
 
-GENERIC = [
-    "date",
-    "campaign_id",
-    "level",
-    "key",
-    "impressions",
-    "clicks",
-    "cost",
-    "conversions",
-    "revenue",
-]
+GENERIC = list(STATS)  # the generic layout is the frame's columns
 GENERIC_TEXT = table(GENERIC, generic_rows())
 READ = {"sums": SUMS, "rows": 5, "keys": KEYS, "campaign_ids": CAMPAIGNS}
 
