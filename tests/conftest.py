@@ -1,9 +1,16 @@
-"""Fixtures: a sandbox on a free loopback port, and a thin HTTP helper over plain requests."""
+"""Fixtures: a sandbox on a free loopback port, and a thin HTTP helper over plain requests.
+
+The whole session (and every child process it starts) keeps the built-in sandbox's state and
+the default journal in a temporary data folder (``$CAMPAIGN_TOOLKIT_DATA``), never in the
+user's; a test that needs a fresh built-in account of its own asks for ``own_data``.
+"""
 
 from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +18,7 @@ from typing import Any
 import pytest
 import requests
 
+from toolkit.datadir import ENV_DATA
 from toolkit.sandbox import Sandbox
 
 #: Variables that would point a kernel (a notebook's, Voila's) at a real account or at the
@@ -20,12 +28,48 @@ UNSET = (
     "CAMPAIGN_API_URL",
     "CAMPAIGN_TOOLKIT_CONFIG",
     "CAMPAIGN_TOOLKIT_JOURNAL",
+    ENV_DATA,
     "XDG_CONFIG_HOME",
     "XDG_DATA_HOME",
     "JUPYTER_CONFIG_DIR",
     "IPYTHONDIR",
     "MPLBACKEND",
 )
+
+
+#: The session's data folder (set by :func:`pytest_configure`).
+SESSION_DATA: dict[str, Path] = {}
+#: The user's own data files as the session found them: (exists, size, mtime) by path.
+USER_FILES: dict[Path, tuple[bool, int, int]] = {}
+
+
+def user_files() -> dict[Path, tuple[bool, int, int]]:
+    """The state of the user's own journal and built-in sandbox files, now."""
+    from toolkit.datadir import user_data_dir
+
+    found = {}
+    for name in ("sandbox.db", "sandbox.db-wal", "journal.db", "journal.db-wal"):
+        path = user_data_dir() / name
+        stat = path.stat() if path.exists() else None
+        found[path] = (True, stat.st_size, stat.st_mtime_ns) if stat else (False, 0, 0)
+    return found
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point ``$CAMPAIGN_TOOLKIT_DATA`` at a temporary folder before any test runs, for this
+    process and every child it starts (and note the user's own files, to check they stay)."""
+    USER_FILES.update(user_files())
+    folder = Path(tempfile.mkdtemp(prefix="campaign-toolkit-tests-"))
+    SESSION_DATA["folder"] = folder
+    os.environ[ENV_DATA] = str(folder)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = SESSION_DATA.pop("folder", None)
+    if folder is not None:
+        if os.environ.get(ENV_DATA) == str(folder):
+            del os.environ[ENV_DATA]
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def brackets(params: dict[str, Any]) -> list[tuple[str, str]]:
@@ -192,18 +236,42 @@ def sandbox_cli(
     return cli_runner(sandbox, capsys)
 
 
-def child_env(sb: Sandbox, tmp_path: Path) -> dict[str, str]:
+def child_env(sb: Sandbox | None, tmp_path: Path) -> dict[str, str]:
     """The environment of a child process that runs the toolkit against ``sb``: its key and
-    URL, a journal in ``tmp_path``, no config file, and this checkout on the path."""
+    URL, a journal in ``tmp_path``, no config file, the test's data folder (the session's, or
+    ``own_data``'s) and this checkout on the path. With ``sb=None``: no key and no URL, so
+    the child uses the built-in sandbox of that data folder."""
     root = str(Path(__file__).resolve().parents[1])
-    return {
+    env = {
         **os.environ,
-        "CAMPAIGN_API_KEY": sb.api_keys[0],
-        "CAMPAIGN_API_URL": sb.url,
         "CAMPAIGN_TOOLKIT_JOURNAL": str(tmp_path / "journal.db"),
         "CAMPAIGN_TOOLKIT_CONFIG": str(tmp_path / "missing.toml"),
+        ENV_DATA: os.environ[ENV_DATA],
         "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
     }
+    for name in ("CAMPAIGN_API_KEY", "CAMPAIGN_API_URL"):
+        env.pop(name, None)
+    if sb is not None:
+        env.update(CAMPAIGN_API_KEY=sb.api_keys[0], CAMPAIGN_API_URL=sb.url)
+    return env
+
+
+@pytest.fixture()
+def own_data(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A data folder of the test's own: ``toolkit.connect()`` without a key (here and in the
+    children of :func:`child_env`) uses a fresh built-in account there, seeded on first use
+    (a test that never connects costs no seed). The built-in sandbox it started is stopped."""
+    import toolkit.client.client as client_module
+
+    folder = tmp_path_factory.mktemp("data")
+    monkeypatch.setenv(ENV_DATA, str(folder))
+    monkeypatch.setattr(client_module, "_SANDBOX", None)
+    yield folder
+    started = client_module._SANDBOX
+    if started is not None and started.running:
+        started.stop()
 
 
 @pytest.fixture(autouse=True)

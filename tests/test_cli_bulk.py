@@ -57,7 +57,7 @@ def test_export_plan_apply_history_undo(env, tmp_path):
     assert refused.returncode == 1 and "--yes" in refused.stderr
     assert "facade01" not in client.lists.get(cid, "subid_black")
     out = run(["apply", str(book), "--yes"], values).stdout
-    assert "1 applied" in out
+    assert "Plan: 1 call, 1 change on 1 campaign" in out and "Applied: 1 of 1 change (run" in out
     report = book.with_suffix(".result.xlsx")
     assert str(report) in out
     rows = openpyxl.load_workbook(report)["lists"]
@@ -90,10 +90,15 @@ def test_bad_workbook_is_one_clear_error(env, tmp_path):
     assert sb.api_keys[0] not in proc.stderr + proc.stdout
 
 
-def test_demo_runs_on_the_built_in_sandbox(tmp_path):
+def test_demo_runs_on_a_fresh_sandbox_of_its_own(tmp_path):
     values = {k: v for k, v in os.environ.items() if not k.startswith("CAMPAIGN_")}
     values["CAMPAIGN_TOOLKIT_CONFIG"] = str(tmp_path / "missing.toml")
+    values["CAMPAIGN_TOOLKIT_DATA"] = str(tmp_path / "data")
+    # a configured account is not the demo's either: it never connects to it
+    values["CAMPAIGN_API_KEY"], values["CAMPAIGN_API_URL"] = "0" * 32, "http://127.0.0.1:9"
     out = run(["demo", "--out", str(tmp_path / "demo"), "--quiet"], values).stdout
+    assert out.splitlines()[0].startswith(f"The demo writes its files into {tmp_path / 'demo'}/")
+    assert not (tmp_path / "data").exists(), "the user's built-in sandbox is left alone"
     assert "Plan:" in out and "Applied:" in out and "failed" not in out
     assert "4. Bid report:" in out
     for name in ("account.xlsx", "actions.xlsx", "result.csv", "journal.db", "bids.html"):

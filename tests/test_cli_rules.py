@@ -149,7 +149,8 @@ def test_apply_yes_changes_the_account_as_decided_and_undo_restores_it(env, tmp_
     csv = tmp_path / "decisions.csv"
     proc = run(["rules", *files(tmp_path), "--apply", "--yes", "--decisions", str(csv)], values)
     no_secret(proc, sb)
-    assert re.search(r"Applied: \d+ applied \(run [0-9a-f-]+\)", proc.stdout), proc.stdout
+    n = re.search(r"Plan: \d+ calls?, (\d+) changes?", proc.stdout).group(1)  # the plan's count
+    assert re.search(rf"Applied: {n} of {n} changes? \(run [0-9a-f-]+\)", proc.stdout), proc.stdout
     assert "failed" not in proc.stdout
     run_id = re.search(r"\(run ([0-9a-f-]+)\)", proc.stdout).group(1)
     decisions = pd.read_csv(csv, dtype={"key": str})
@@ -183,7 +184,7 @@ def test_apply_yes_changes_the_account_as_decided_and_undo_restores_it(env, tmp_
 def test_a_second_run_on_the_same_statistics_has_nothing_to_apply(env, tmp_path):
     values, sb = env
     first = run(["rules", *files(tmp_path), "--apply", "--yes"], values)
-    run_id = re.search(r"Applied: \d+ applied \(run ([0-9a-f-]+)\)", first.stdout).group(1)
+    run_id = re.search(r"Applied: \d+ of \d+ changes? \(run ([0-9a-f-]+)\)", first.stdout).group(1)
     after = snapshot(sb)
     csv = tmp_path / "again.csv"
     second = run(["rules", *files(tmp_path), "--apply", "--yes", "--decisions", str(csv)], values)

@@ -30,6 +30,7 @@ from toolkit import (
     ValidationError,
 )
 from toolkit.client import Request
+from toolkit.datadir import sandbox_state
 
 client_module = importlib.import_module("toolkit.client.client")
 
@@ -389,9 +390,10 @@ def test_connect_without_a_key_starts_the_sandbox_once(no_env, monkeypatch, capl
         assert first.sandbox is not None and first.sandbox is second.sandbox
         assert first.base_url == second.base_url == first.sandbox.url
         assert "sandbox" in repr(first)
-        lines = [r for r in caplog.records if "No API key configured" in r.getMessage()]
+        lines = [r for r in caplog.records if "built-in sandbox, demo account" in r.getMessage()]
         assert len(lines) == 1 and lines[0].name.startswith("toolkit")
         assert first.sandbox.url in lines[0].getMessage()
+        assert f"state in {sandbox_state()}" in lines[0].getMessage()
         assert first.campaigns.list() and second.account.balance()["currency"] == "USD"
         assert second.options.retries == 1
         first.close()

@@ -5,8 +5,12 @@ Each runs with nbclient in a ``python3`` kernel of this very Python (a kernelspe
 for the test names ``sys.executable``), in a temporary working directory (the files it writes
 land there), with no key: ``CAMPAIGN_API_KEY``, ``CAMPAIGN_API_URL`` and the config and
 journal locations unset and ``HOME`` pointed at a temporary folder, so ``toolkit.connect()``
-starts the built-in sandbox. A cell that raises (the notebooks assert their own results)
-fails the test with the cell and its error.
+starts the built-in sandbox. A cell that raises fails the test with the cell and its error.
+
+The notebooks show a reader no ``assert`` and no standard-error output (the red box that reads
+as a failure): what each must have done is checked by the code in
+:data:`tests.notebook_checks.CHECKS`, run in the notebook's kernel right after the cell it
+names (a copy of the notebook gets check cells; the file is left as it is).
 
 ``python tests/test_notebooks.py [NAME ...]`` runs them outside pytest and prints the time of
 each.
@@ -27,6 +31,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from .conftest import UNSET
+from .notebook_checks import CHECKS
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -59,16 +64,39 @@ def write_kernelspec(folder: Path) -> Path:
     return folder
 
 
-def run_notebook(path: Path, workdir: Path, home: Path) -> nbformat.NotebookNode:
-    """Execute ``path`` in ``workdir``; raises ``CellExecutionError`` on a failing cell."""
-    nb = nbformat.read(path, as_version=4)
+def with_checks(nb: nbformat.NotebookNode, checks: dict[str, str]) -> nbformat.NotebookNode:
+    """``nb`` with a check cell (tagged ``check``) after each cell that ``checks`` names."""
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if cell.get("id") in checks:
+            check = nbformat.v4.new_code_cell(checks[cell.id], metadata={"tags": ["check"]})
+            check.id = f"check-{cell.id}"
+            cells.append(check)
+    nb.cells = cells
+    return nb
+
+
+def is_check(cell: nbformat.NotebookNode) -> bool:
+    return "check" in cell.get("metadata", {}).get("tags", [])
+
+
+def run_notebook(
+    path: Path, workdir: Path, home: Path, checks: dict[str, str] | None = None
+) -> nbformat.NotebookNode:
+    """Execute ``path`` in ``workdir``, with ``checks`` run after the cells they name;
+    raises ``CellExecutionError`` on a failing cell."""
+    nb = with_checks(nbformat.read(path, as_version=4), checks or {})
     client = NotebookClient(
         nb,
         timeout=CELL_TIMEOUT,
         kernel_name=KERNEL,
         resources={"metadata": {"path": str(workdir)}},
     )
-    client.execute(env=kernel_env(home))
+    env = kernel_env(home)
+    # a built-in sandbox of the notebook's own (its state outlives the kernel otherwise)
+    env["CAMPAIGN_TOOLKIT_DATA"] = str(workdir.parent / f"{workdir.name}-data")
+    client.execute(env=env)
     return nb
 
 
@@ -115,6 +143,18 @@ def test_notebook_is_committed_clean(path: Path):
     assert nb.cells[0].cell_type == "markdown"
     # the first cell says how to point the notebook at a real account
     assert "CAMPAIGN_API_KEY" in nb.cells[0].source, "the first cell names CAMPAIGN_API_KEY"
+    # a reader sees no checks: they are in tests/notebook_checks.py, after the cells they name
+    shown = [
+        (cell.get("id"), line)
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for line in cell.source.splitlines()
+        if line.lstrip().startswith("assert") or ".testing.assert_" in line
+    ]
+    assert not shown, f"{path.name}: checks shown to the reader: {shown}"
+    ids = {cell.get("id") for cell in nb.cells if cell.cell_type == "code"}
+    missing = sorted(set(CHECKS.get(path.name, {})) - ids)
+    assert not missing, f"{path.name}: tests/notebook_checks.py names cells it lacks: {missing}"
 
 
 def test_the_kernel_is_this_python_without_a_key(jupyter, tmp_path):
@@ -141,13 +181,23 @@ def test_the_kernel_is_this_python_without_a_key(jupyter, tmp_path):
 def test_notebook_runs(path: Path, jupyter, tmp_path):
     started = time.perf_counter()
     failure = None
+    checks = CHECKS.get(path.name, {})
     try:
-        run_notebook(path, tmp_path, jupyter)
+        done = run_notebook(path, tmp_path, jupyter, checks)
     except CellExecutionError as exc:
         failure = ANSI.sub("", str(exc))  # IPython colours its tracebacks
     if failure is not None:
         pytest.fail(f"{path.name} failed:\n{failure}", pytrace=False)
     print(f"{path.name}: {time.perf_counter() - started:.1f} s")
+    ran = [cell for cell in done.cells if is_check(cell)]
+    assert len(ran) == len(checks) and all(c.execution_count for c in ran), path.name
+    red = [
+        (cell.get("id"), ANSI.sub("", out["text"])[:300])
+        for cell in done.cells
+        for out in cell.get("outputs", [])
+        if out.get("name") == "stderr"
+    ]
+    assert not red, f"{path.name}: output on standard error (a red box to a reader): {red}"
 
 
 def main(names: list[str]) -> int:
@@ -164,7 +214,7 @@ def main(names: list[str]) -> int:
             workdir = base / path.stem
             workdir.mkdir()
             started = time.perf_counter()
-            run_notebook(path, workdir, base / "home")
+            run_notebook(path, workdir, base / "home", CHECKS.get(path.name, {}))
             took = time.perf_counter() - started
             total += took
             print(f"{path.name}: {took:.1f} s", flush=True)

@@ -459,7 +459,7 @@ def test_apply_on_the_command_line_survives_a_list_answered_to_a_batch_write(
     status, out, err = cli("apply", str(book), "--yes")
     faults.clear()
     assert status == 0, out + err
-    assert "Applied: 2 applied (run " in out, out
+    assert "Plan: 2 calls, 1 change" in out and "Applied: 1 of 1 change (run " in out, out
     assert read_live(api, [cid])["country"][(cid, code)] == new
 
 

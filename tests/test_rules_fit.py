@@ -151,9 +151,9 @@ def test_statistics_of_no_campaign_of_the_account_stop_the_command(shared, read_
     assert code == 2 and out == ""
     assert err == (
         f"campaign-toolkit: none of the 41 campaign(s) of the statistics is in the account:"
-        f" {shown}, ... (41 in all); are they the tracker's ids? Name the column with the"
-        " network's campaign id (columns=) or give a campaign map (campaign_map=,"
-        " --campaign-map FILE)\n"
+        f" {shown} and 31 more; are they the tracker's ids? Name the column with the"
+        " network's campaign id (columns=, --column NAME=campaign_id) or give a campaign map"
+        " (campaign_map=, --campaign-map FILE)\n"
     )
     assert writes(shared) == []
 
@@ -212,8 +212,14 @@ def test_a_rules_file_without_rules_is_refused_in_one_line(shared, read_cli, tmp
     (tmp_path / "empty.yaml").write_text(text, encoding="utf-8")
     stats = stats_csv(tmp_path / "stats.csv", [(PUSH, "subid", "ab12")])
     before = shared.stats()
-    code, out, err = read_cli("rules", str(tmp_path / "empty.yaml"), stats)
-    assert (code, out, err) == (2, "", "campaign-toolkit: the rules file holds no rules\n")
+    path = tmp_path / "empty.yaml"
+    code, out, err = read_cli("rules", str(path), stats)
+    said = (
+        "the rules file holds no rules"
+        if text.strip().startswith("rules")
+        else (f"{path}: the rules file is empty; write rules in it (see docs/rules.md)")
+    )
+    assert (code, out, err) == (2, "", f"campaign-toolkit: {said}\n")
     assert shared.stats() == before  # refused before connecting
 
 

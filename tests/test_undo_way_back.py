@@ -305,7 +305,7 @@ def test_undo_on_the_command_line_previews_dry_runs_and_refuses_twice(
     assert code == 1 and "Nothing sent." in out
     code, out, _ = cli("undo", a.run_id, "--yes")
     assert code == 0, out
-    assert "Applied: 2 applied" in out and bids(api, cid)[us] == pytest.approx(us_bid)
+    assert "Applied: 1 of 1 change (run" in out and bids(api, cid)[us] == pytest.approx(us_bid)
     code, _, err = cli("undo", a.run_id, "--yes")
     assert code == 2 and "already undone by run" in err and "nothing sent" in err
 

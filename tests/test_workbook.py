@@ -24,7 +24,7 @@ from toolkit.bulk.workbook import (
     export_workbook,
     read_workbook,
 )
-from toolkit.bulk.workbook_layout import MONEY_FORMAT, SHEETS
+from toolkit.bulk.workbook_layout import MONEY_FORMAT, SHEETS, TEXT_FORMAT
 from toolkit.errors import ToolkitError, WorkbookProblem
 from toolkit.frames import TABLES, Account, frame
 from toolkit.sandbox import Sandbox
@@ -215,7 +215,8 @@ def test_sheet_features(exported: Path, account: Account) -> None:
                 assert not ws.column_dimensions[letter].protection.locked
     countries = wb["countries"]
     bid = countries.cell(row=2, column=header(countries)["bid"])
-    assert bid.number_format == MONEY_FORMAT
+    assert bid.number_format == TEXT_FORMAT  # +10% typed stays text (not the number 0.1)
+    assert isinstance(bid.value, float)  # the exported bid is still a number
     campaigns = wb["campaigns"]
     for col in ("limit_sum", "limit_day_sum"):
         assert styled(campaigns, 2, header(campaigns)[col]).number_format == MONEY_FORMAT

@@ -29,6 +29,7 @@ PUBLIC: dict[str, str] = {
     "Client": "toolkit.client",
     "connect": "toolkit.client",
     # errors
+    "AccountMismatchError": "toolkit.errors",
     "ApiError": "toolkit.errors",
     "AuthError": "toolkit.errors",
     "ConfigError": "toolkit.errors",
@@ -86,6 +87,11 @@ def _load(name: str) -> Any:
 
 
 globals().update({name: _load(name) for name, module in PUBLIC.items() if module in EAGER})
+
+# in a notebook, log lines and the toolkit's warnings are the cell's output, not stderr
+from .notebook_output import install as _notebook_output  # noqa: E402
+
+_notebook_output()
 
 
 def __getattr__(name: str) -> Any:

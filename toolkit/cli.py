@@ -83,6 +83,10 @@ def _explain_os(exc: OSError) -> str:
 def _sandbox(args: argparse.Namespace) -> int:
     from .sandbox import Sandbox
 
+    if args.action == "reset":
+        from .cli_sandbox import reset
+
+        return reset(args)
     started = time.perf_counter()
     try:
         sandbox = Sandbox(
@@ -161,6 +165,7 @@ def campaign_ids(text: str) -> list[int]:
     bad = [p for p in parts if not p.isascii() or not p.isdigit() or int(p) <= 0]
     if bad or not text.strip():
         shown = ", ".join(repr(p) for p in bad[:5]) or repr(text)
+        shown += f" and {len(bad) - 5} more" if len(bad) > 5 else ""
         raise argparse.ArgumentTypeError(
             f"{shown} is not a campaign id; give ids separated by commas, like 1000001,1000002"
         )
@@ -190,9 +195,10 @@ def _export(args: argparse.Namespace) -> int:
                 " nothing written"
             )
         first = failures.iloc[0]
+        more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
         raise CliError(
             f"could not load {len(failures)} part(s) of the account"
-            + (f" (campaigns {', '.join(map(str, ids[:10]))})" if ids else "")
+            + (f" (campaigns {', '.join(map(str, ids[:10]))}{more})" if ids else "")
             + f": {first['operation']}: {first['message']}; nothing written"
         )
     path = export_workbook(account, args.file)
@@ -235,31 +241,38 @@ def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
         raise CliError(f"{args.file}: not a readable .xlsx workbook ({exc})") from None
     if actions:
         args.desired, args.refs = None, None
-        return plan_actions(client, path, allow=args.allow or ())
+        journal = getattr(args, "journal", None) or "default"
+        return plan_actions(client, path, allow=args.allow or (), again=args.again, journal=journal)
     tables = read_workbook(path)
     args.desired, args.refs = dict(tables.desired), dict(tables.refs)
     return make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
 
 
 def _plan(args: argparse.Namespace) -> int:
+    from .cli_show import changes_path, show_plan
+
     _workbook_path(args.file)  # before connecting (which may start a sandbox)
+    changes_path(args)
     plan = _make_plan(args, _client(args))
-    print(plan.summary(max_calls=args.max_calls))
+    show_plan(plan, args)
     return 0
 
 
 def _apply(args: argparse.Namespace) -> int:
+    from .cli_show import changes_path, show_plan, show_result
+
     _workbook_path(args.file)
+    changes_path(args)
     client = _client(args)
     plan = _make_plan(args, client)
-    print(plan.summary(max_calls=args.max_calls))
+    show_plan(plan, args)
     if not len(plan):
         return 0
     if not _ask(f"Apply {len(plan)} call(s)?", args.yes):
         print("Nothing sent.")
         return 1
     result = plan.apply(client, journal=args.journal or "default")
-    print(result.summary())
+    show_result(result, args)
     if args.desired is not None:
         from .bulk.apply import write_result_workbook
 
@@ -360,14 +373,28 @@ def build_parser() -> argparse.ArgumentParser:
     _report_parser(sub)
     _rules_parser(sub)
     de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
-    de.add_argument("--out", default="campaign-toolkit-demo", help="folder for the files")
+    de.add_argument(
+        "--out",
+        default="campaign-toolkit-demo",
+        metavar="DIR",
+        help="folder for the files (campaign-toolkit-demo in the current folder)",
+    )
     de.add_argument("--quiet", action="store_true", help="no progress bars")
     de.set_defaults(func=_demo)
     return parser
 
 
 def _sandbox_parser(sub: argparse._SubParsersAction) -> None:
-    sb = sub.add_parser("sandbox", help="run the local sandbox of the service")
+    sb = sub.add_parser(
+        "sandbox",
+        help="run the local sandbox of the service; 'sandbox reset' starts the built-in one over",
+    )
+    sb.add_argument(
+        "action",
+        nargs="?",
+        choices=("reset",),
+        help="reset: seed the built-in sandbox's state (or --db FILE) anew, then stop",
+    )
     sb.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     sb.add_argument("--port", type=int, default=8765, help="port to listen on (8765; 0: any)")
     sb.add_argument("--db", default=None, help="SQLite file that keeps state across restarts")
@@ -444,11 +471,14 @@ def _plan_options(p: argparse.ArgumentParser) -> None:
         " bid raised past 3x, cut by more than two thirds, or below the minimum)",
     )
     p.add_argument(
-        "--max-calls",
-        type=int,
-        default=30,
-        help="calls shown in the preview (30; the rest are counted)",
+        "--again",
+        action="store_true",
+        help="an action workbook's +10%% or x1.2 bids that a run applied already: apply them"
+        " again (each time on the new bid)",
     )
+    from .cli_show import add_show_options
+
+    add_show_options(p)  # --max-calls, --changes FILE, --all
     _account_options(p)
 
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cli_show import output_path
 from .errors import CliError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,8 +67,70 @@ def stats_path(text: str) -> Path:
     return path
 
 
-def some_rules(rules: list[Any]) -> list[Any]:
-    """The rules read, or a :class:`CliError` when the file holds none (or none enabled)."""
+#: Suffixes of a rules file (a workbook is rules when it has a ``rules`` sheet).
+RULES_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
+#: Suffixes of a statistics export that is never a rules file (a workbook may be either).
+STATS_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+WORKBOOKS: tuple[str, ...] = (".xlsx", ".xlsm")
+
+
+def _has_rules_sheet(path: Path) -> bool | None:
+    """Whether the workbook at ``path`` has a ``rules`` sheet; None when it cannot tell."""
+    import re
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as book:
+            info = book.getinfo("xl/workbook.xml")
+            if info.file_size > 1_000_000:  # a sheet list, not a payload
+                return None
+            text = book.read(info).decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    names = re.findall(r"<(?:\w+:)?sheet\b[^>]*\bname=\"([^\"]*)\"", text)
+    return any(n.strip().lower() == "rules" for n in names)
+
+
+def _looks_like(path: Path) -> str | None:
+    """``rules`` or ``statistics`` when the file's name (and a workbook's sheets) tell."""
+    suffix = path.suffix.lower()
+    if suffix in RULES_SUFFIXES:
+        return "rules"
+    if suffix in STATS_SUFFIXES:
+        return "statistics"
+    if suffix in WORKBOOKS and path.is_file():
+        has = _has_rules_sheet(path)
+        return None if has is None else "rules" if has else "statistics"
+    return None
+
+
+def check_order(rules: str, stats: str) -> None:
+    """A :class:`CliError` in one line when the rules file and the statistics export are
+    given the other way round (``rules STATS RULES``)."""
+    if _looks_like(Path(rules)) == "statistics" and _looks_like(Path(stats)) == "rules":
+        raise CliError(
+            f"{rules} looks like statistics and {stats} like rules: the rules file comes"
+            f" first (campaign-toolkit rules {stats} {rules})"
+        )
+
+
+def is_empty_file(path: str | os.PathLike[str]) -> bool:
+    """Whether a YAML or JSON rules file holds nothing but blanks and comments."""
+    p = Path(path)
+    if p.suffix.lower() in WORKBOOKS or not p.is_file():
+        return False
+    try:
+        text = p.read_bytes()[:65536].decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def some_rules(rules: list[Any], path: str | os.PathLike[str] | None = None) -> list[Any]:
+    """The rules read, or a :class:`CliError` when the file (at ``path``) is empty, holds
+    no rules, or none enabled."""
+    if not rules and path is not None and is_empty_file(path):
+        raise CliError(f"{path}: the rules file is empty; write rules in it (see docs/rules.md)")
     if not rules:
         raise CliError("the rules file holds no rules")
     if not any(r.enabled for r in rules):
@@ -85,9 +149,11 @@ def date_format(text: str) -> str:
 
 def read_options(args: argparse.Namespace) -> dict[str, Any]:
     """The statistics readers' options the command line sets (``--date-format``,
-    ``--decimal``, ``--campaign-map``, an existing file), as
+    ``--decimal``, ``--column``, ``--campaign-map``, an existing file), as
     :func:`toolkit.evaluate_rules` takes them; those not given are left out."""
-    options = {"date_format": args.date_format, "decimal": args.decimal}
+    options: dict[str, Any] = {"date_format": args.date_format, "decimal": args.decimal}
+    if getattr(args, "column", None):
+        options["columns"] = dict(args.column)
     if args.campaign_map is not None:
         path = Path(args.campaign_map)
         if not path.is_file():
@@ -95,19 +161,6 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
             raise CliError(f"{args.campaign_map}: {why} (the campaign map: tracker id -> id)")
         options["campaign_map"] = path
     return {k: v for k, v in options.items() if v is not None}
-
-
-def output_path(text: str | None, suffixes: tuple[str, ...], what: str) -> Path | None:
-    """Where an option writes ``what`` (a file named with one of ``suffixes`` in an existing
-    folder), checked before anything is read."""
-    if text is None:
-        return None
-    path = Path(text)
-    if path.is_dir() or not path.parent.is_dir():
-        raise CliError(f"{text}: {'is a folder' if path.is_dir() else 'no such folder'}")
-    if path.suffix.lower() not in suffixes:
-        raise CliError(f"{text}: {what} are written as {' or '.join(suffixes)}; name it so")
-    return path
 
 
 def decisions_path(text: str | None) -> Path | None:
@@ -160,11 +213,15 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     """The ``rules`` command: preview (and, with ``--apply``, apply) what the rules decide."""
     import toolkit
 
-    rules = some_rules(toolkit.load_rules(args.rules))  # every problem named before connecting
+    from .cli_show import changes_path, show_plan, show_result
+
+    check_order(args.rules, args.stats)
+    rules = some_rules(toolkit.load_rules(args.rules), args.rules)  # named before connecting
     stats = stats_path(args.stats)
     read = read_options(args)
     out = decisions_path(args.decisions)
     review = actions_path(args.actions)
+    changes_path(args)
     client = conv.connect(args)
     journal = args.journal or "default"  # where earlier runs are remembered, and this one
     result = toolkit.evaluate_rules(
@@ -173,7 +230,7 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     if result.fit.none_known:  # a plan of nothing, for statistics of another account's ids
         raise CliError(str(result.fit.missing_line()))
     plan, decisions = result
-    print(plan.summary(max_calls=args.max_calls))
+    show_plan(plan, args)
     print(counts_text(decisions, rules))
     if out is not None:
         print(f"Decisions with their evidence: {write_decisions(decisions, out)}")
@@ -193,7 +250,7 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
         print("Nothing sent.")
         return 1
     result = plan.apply(client, journal=journal)
-    print(result.summary())
+    show_result(result, args)
     if out is not None:
         from .rules import with_outcomes
 
@@ -202,9 +259,21 @@ def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
     return 0 if result.ok else 3
 
 
+def column_pair(text: str) -> tuple[str, str]:
+    """``--column "Sub ID 3=campaign_id"``: a column of the export and the field it holds
+    (``columns=`` in Python)."""
+    name, eq, field = text.rpartition("=")
+    if not eq or not name.strip() or not field.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not NAME=FIELD; give the export's column and the field it holds,"
+            " like 'Sub ID 3=campaign_id'"
+        )
+    return name.strip(), field.strip()
+
+
 def read_arguments(p: argparse.ArgumentParser) -> None:
     """The options of reading a statistics export: ``--date-format``, ``--decimal``,
-    ``--campaign-map`` (:func:`read_options` gathers them)."""
+    ``--column``, ``--campaign-map`` (:func:`read_options` gathers them)."""
     p.add_argument(
         "--date-format",
         type=date_format,
@@ -220,6 +289,16 @@ def read_arguments(p: argparse.ArgumentParser) -> None:
         metavar="MARK",
         help="the export's decimal mark: '.' or ',' (',' for 1,25; default: as the reader"
         " finds it)",
+    )
+    p.add_argument(
+        "--column",
+        type=column_pair,
+        action="append",
+        default=None,
+        metavar="NAME=FIELD",
+        help="a column of the export and the field it holds, as columns= does in Python"
+        " (repeatable): 'Sub ID 3=campaign_id' names the network's campaign id, 'Level 1=date'"
+        " a level of a grouped report",
     )
     p.add_argument(
         "--campaign-map",
@@ -271,12 +350,9 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
         choices=conv.guards,
         help=f"lift a guard (repeatable): {', '.join(conv.guards)}",
     )
-    p.add_argument(
-        "--max-calls",
-        type=int,
-        default=30,
-        help="calls shown in the preview (30; the rest counted)",
-    )
+    from .cli_show import add_show_options
+
+    add_show_options(p)  # --max-calls, --changes FILE, --all
     conv.journal_option(p)
     conv.account_options(p)
     p.set_defaults(func=lambda args: run_rules(args, conv))
@@ -288,6 +364,9 @@ __all__ = [
     "Conventions",
     "add_rules_parser",
     "as_of_date",
+    "check_order",
+    "column_pair",
+    "is_empty_file",
     "counts_text",
     "date_format",
     "decision_counts",

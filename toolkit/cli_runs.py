@@ -23,7 +23,9 @@ if TYPE_CHECKING:  # pragma: no cover
 def _undo(args: argparse.Namespace) -> int:
     from .bulk.journal import open_journal
     from .bulk.undo import nothing_to_undo, undo, undo_plan
+    from .cli_show import changes_path
 
+    changes_path(args)  # checked before anything is read
     book = open_journal(args.journal or None)
     runs = book.runs()
     for line in book.unfinished_note(runs[runs["run_id"] == args.run], advice=False):
@@ -46,7 +48,9 @@ def _repair(args: argparse.Namespace) -> int:
     from .bulk.apply import apply_plan
     from .bulk.journal import open_journal
     from .bulk.repair import nothing_to_repair, repair_plan, run_to_repair
+    from .cli_show import changes_path
 
+    changes_path(args)  # checked before anything is read
     book = open_journal(args.journal or None)
     run_id = args.run or run_to_repair(book)
     reason = nothing_to_repair(book, run_id)
@@ -66,7 +70,9 @@ def _repair(args: argparse.Namespace) -> int:
 
 def _show_ask_apply(args: argparse.Namespace, title: str, plan: Plan, apply: Any) -> int:
     """Show the plan, stop for ``--dry-run``, ask (unless ``--yes``), apply, report."""
-    print(f"{title}: " + plan.summary(max_calls=args.max_calls))
+    from .cli_show import show_plan, show_result
+
+    show_plan(plan, args, title)
     if args.dry_run:
         print("Dry run: nothing sent.")
         return 0
@@ -74,7 +80,7 @@ def _show_ask_apply(args: argparse.Namespace, title: str, plan: Plan, apply: Any
         print("Nothing sent.")
         return 1
     result = apply()
-    print(result.summary())
+    show_result(result, args)
     return 0 if result.ok else 3
 
 
@@ -82,52 +88,87 @@ def _print_conflicts(plan: Plan) -> None:
     """The conflicts of a plan without calls (a plan with calls shows them in its summary)."""
     if len(plan.conflicts):
         from .bulk.preview import plan_text
+        from .cli_show import pointers
 
-        print("\n".join(plan_text(plan).splitlines()[1:]))
+        print("\n".join(plan_text(plan, pointers=pointers()).splitlines()[1:]))
 
 
 def _history(args: argparse.Namespace) -> int:
+    import shutil
+    import textwrap
+
     from .bulk import history
     from .bulk.journal import open_journal
 
     book = open_journal(args.journal or None)
     runs = history(book)
-    print(history_table(runs) if len(runs) else "No runs in the journal.")
+    width = shutil.get_terminal_size((100, 24)).columns
+    print(history_table(runs, book, width) if len(runs) else "No runs in the journal.")
     for line in book.unfinished_note(runs):
-        print(line)
+        print(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False))
     return 0
 
 
-def history_table(runs: Any) -> str:
-    """The runs as the terminal shows them: the run id (its start time), state, calls and
-    outcome counts, and how it links to other runs (undoes, repairs, undone by)."""
+#: The columns of :func:`history_table` after the run id and its state.
+HISTORY_COUNTS: tuple[str, ...] = ("calls", "changes", "applied", "failed", "unknown", "not sent")
+
+
+def _links(runs: Any, r: Any) -> str:
+    """How run ``r`` links to others: ``undoes X``, ``repairs X``, ``undone by X``."""
     from .bulk.run_check import undone_in_force
 
-    rows = []
+    links = []
+    if isinstance(r.undoes, str):
+        links.append(f"undoes {r.undoes}")
+    if isinstance(r.repairs, str):
+        links.append(f"repairs {r.repairs}")
+    by = undone_in_force(runs, str(r.run_id))
+    if by is not None:
+        links.append(f"undone by {by}")
+    return "; ".join(links)
+
+
+def history_table(runs: Any, journal: Any = None, width: int | None = None) -> str:
+    """The runs as the terminal shows them: the run id (its start time), state, calls, and
+    its changes counted as its plan counted them (with ``journal``: applied, failed,
+    unknown, not sent), then how it links to other runs (undoes, repairs, undone by), on a
+    line of its own when the row would pass ``width`` (the terminal's, 100 when unknown)."""
+    import shutil
+
+    from .bulk.run_counts import count_changes
+
+    width = width or shutil.get_terminal_size((100, 24)).columns
+    rows, links = [], []
     for r in runs.itertuples(index=False):
-        links = []
-        if isinstance(r.undoes, str):
-            links.append(f"undoes {r.undoes}")
-        if isinstance(r.repairs, str):
-            links.append(f"repairs {r.repairs}")
-        by = undone_in_force(runs, str(r.run_id))
-        if by is not None:
-            links.append(f"undone by {by}")
-        rows.append((r.run_id, r.state, r.calls, r.applied, r.failed, r.unknown, "; ".join(links)))
-    header = ("run", "state", "calls", "applied", "failed", "unknown", "")
-    widths = [max(len(str(x[i])) for x in (header, *rows)) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            str(v).ljust(w) if i in (0, 1, 6) else str(v).rjust(w)
-            for i, (v, w) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in (header, *rows)
-    ]
+        counts = count_changes(journal, str(r.run_id)) if journal is not None else {}
+        numbers = [int(r.calls), *(counts.get(k, 0) for k in HISTORY_COUNTS[1:])]
+        rows.append((str(r.run_id), str(r.state), *map(str, numbers)))
+        links.append(_links(runs, r))
+    header: tuple[str, ...] = ("run", "state", *HISTORY_COUNTS)
+    if all(row[-1] == "0" for row in rows):  # "not sent" only for a run cut off
+        header, rows = header[:-1], [row[:-1] for row in rows]
+    widths = [max(len(x[i]) for x in (header, *rows)) for i in range(len(header))]
+
+    def line(row: tuple[str, ...]) -> str:
+        pairs = enumerate(zip(row, widths, strict=True))
+        cells = (v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in pairs)
+        return "  ".join(cells).rstrip()
+
+    lines = [line(header)]
+    for row, link in zip(rows, links, strict=True):
+        text = line(row)
+        if link and len(text) + 2 + len(link) <= width:
+            text += f"  {link}"
+        elif link:
+            text += f"\n    {link}"
+        lines.append(text)
     return "\n".join(lines)
 
 
 def add_run_parsers(sub: argparse._SubParsersAction, conv: Conventions) -> None:
     """Register ``undo``, ``repair`` and ``history``."""
+    from .cli_show import add_show_options
+
     un = sub.add_parser(
         "undo", help="put back what a journaled run changed (a plan: preview, ask, apply)"
     )
@@ -148,7 +189,7 @@ def add_run_parsers(sub: argparse._SubParsersAction, conv: Conventions) -> None:
     for p, func in ((un, _undo), (re_, _repair)):
         p.add_argument("--dry-run", action="store_true", help="show the plan; send nothing")
         conv.journal_option(p)
-        p.add_argument("--max-calls", type=int, default=30, help="calls shown in the preview")
+        add_show_options(p)  # --max-calls, --changes FILE, --all
         conv.account_options(p)
         p.set_defaults(func=func, conv=conv)
     hi = sub.add_parser("history", help="list the journaled runs")

@@ -1,6 +1,10 @@
-"""The main job, on the built-in sandbox (``campaign-toolkit demo``): load the account,
+"""The main job, on a fresh sandbox of its own (``campaign-toolkit demo``): load the account,
 export it, edit from a template, plan, apply, report on the bids, and run performance rules
 over the demo account's tracker statistics (backtested against a threshold rule first).
+
+The demo never touches the user's built-in sandbox (``toolkit.connect()`` without a key) nor a
+configured account: it starts a sandbox in memory and stops it at the end. Its first line says
+where it writes its files, and warns when that folder is inside a git checkout.
 
 >>> run_demo(Path("campaign-toolkit-demo"))                          # doctest: +SKIP
 """
@@ -57,6 +61,7 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
 
     import toolkit
 
+    from .bulk.preview import Pointers
     from .frames.cells import write_csv
     from .rules import match_cost_saved
 
@@ -83,21 +88,76 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
         out / "rules.yaml", out / "stats.csv", client, journal=journal
     )
     write_csv(decisions, out / "decisions.csv")
-    print(plan.summary(max_calls=6, max_lines=2))
+    every = Pointers(changes=f"{out / 'decisions.csv'} lists every decision")  # not plan.changes()
+    print(plan.summary(max_calls=6, max_lines=2, pointers=every))
     return plan.apply(client, progress=not quiet, journal=journal)
 
 
+def git_checkout(folder: Path) -> Path | None:
+    """The git checkout (work tree) ``folder`` is in, if any.
+
+    >>> git_checkout(Path("/")) is None
+    True
+    """
+    for parent in (folder, *folder.parents):
+        if (parent / ".git").exists():
+            return parent
+    return None
+
+
+def _ignored(checkout: Path, out: Path) -> bool:
+    """Whether git ignores ``out`` in ``checkout`` (False when git cannot say)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(checkout), "check-ignore", "-q", str(out / "account.xlsx")],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def where_line(out: Path) -> str:
+    """The demo's first line: where its files go, and whether that is inside a git checkout."""
+    checkout = git_checkout(out)
+    if checkout is None:
+        return f"The demo writes its files into {out}/ (--out DIR to choose another folder)"
+    if _ignored(checkout, out):
+        return (
+            f"The demo writes its files into {out}/, inside the git checkout {checkout} (which"
+            " ignores them; --out DIR to choose another folder)"
+        )
+    return (
+        f"The demo writes its files into {out}/, inside the git checkout {checkout}, which"
+        f" would show them as new files: choose a folder outside it with --out DIR, or add"
+        f" {out.name}/ to its .gitignore"
+    )
+
+
 def run_demo(out: Path, *, quiet: bool = False) -> int:
-    """Run the main job into the folder ``out``; 0 when every item was applied, else 3."""
+    """Run the main job into the folder ``out`` on a fresh sandbox of its own; 0 when every
+    item was applied, else 3."""
+    from .client.client import sandbox_client
+    from .sandbox import Sandbox
+
+    out = out.expanduser().absolute()
+    print(where_line(out), flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    with Sandbox() as sandbox, sandbox_client(sandbox) as client:
+        return _steps(client, out, quiet)
+
+
+def _steps(client: Any, out: Path, quiet: bool) -> int:
     import toolkit
 
     from .bulk.actions import TEMPLATES, plan_actions, write_template
     from .bulk.workbook import export_workbook
     from .frames.cells import write_csv
 
-    out.mkdir(parents=True, exist_ok=True)
-    client = toolkit.connect(api_key=None, base_url=None)
-    print(f"1. Loading the account from {client.base_url} ...")
+    print(f"1. Loading the account from a fresh sandbox at {client.base_url} ...")
     account = toolkit.load_account(client, progress=not quiet)
     print(account)
     print(f"2. Exported {export_workbook(account, out / 'account.xlsx')}")

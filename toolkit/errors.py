@@ -15,6 +15,7 @@
     │   └── RateLimitError   HTTP 429 after the retries (``retry_after`` seconds)
     ├── IncompleteReadError  a part of the live account could not be read, so no plan
     ├── PlanRefused          a guard refused a plan before any call (``guard``, ``details``)
+    ├── AccountMismatchError a workbook exported from another account than the key's
     ├── SnapshotError        a saved account snapshot that cannot be read
     ├── CliError             a mistake on the command line (not a workbook, unknown campaign)
     ├── StatsError           a tracker export that does not read: every problem
@@ -211,6 +212,26 @@ class PlanRefused(ToolkitError):
         )
         how = how or f"allow={{'{guard}'}} in Python, --allow {guard} on the command line"
         super().__init__(f"plan refused by guard '{guard}': {shown} (to go ahead: {how})")
+
+
+class AccountMismatchError(ToolkitError):
+    """A workbook exported from one account, planned with the key of another: refused before
+    anything is read of the campaigns, so nothing is sent. ``exported`` and ``connected`` are
+    the two accounts' user ids, ``path`` the workbook.
+
+    >>> print(AccountMismatchError("book.xlsx", 1001, 1002))
+    book.xlsx was exported from account 1001, connected to account 1002: export from 1002, \
+or connect to 1001; nothing sent
+    """
+
+    def __init__(self, path: str, exported: int, connected: int) -> None:
+        self.path = path
+        self.exported = exported
+        self.connected = connected
+        super().__init__(
+            f"{path} was exported from account {exported}, connected to account {connected}:"
+            f" export from {connected}, or connect to {exported}; nothing sent"
+        )
 
 
 class SnapshotError(ToolkitError, ValueError):
@@ -412,6 +433,7 @@ class RulesError(ToolkitError, ValueError):
 
 
 __all__ = [
+    "AccountMismatchError",
     "ApiError",
     "AuthError",
     "CliError",

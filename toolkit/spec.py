@@ -50,6 +50,9 @@ FORMAT_BY_LABEL: dict[str, str] = {f.label: f.code for f in FORMATS.values()}
 # --------------------------------------------------------------------------- enumerations
 
 MODES: tuple[str, ...] = ("CPM", "CPC")
+#: Decimals of a bid the toolkit computes (a relative edit such as ``+10%``): the interface
+#: does not say; its price operation answers prices with 4 decimals, and bids are kept so.
+BID_DECIMALS = 4
 CAMPAIGN_STATUSES: tuple[str, ...] = ("Approved", "New", "Stopped", "Declined")
 CREATIVE_STATUSES: tuple[str, ...] = ("New", "Approved", "Declined")
 WORK_STATUSES: tuple[str, ...] = ("Paused", "Started", "Archived")
@@ -200,7 +203,8 @@ class TargetKind(_CampaignItemPaths):
     - ``batch_listed``: the interface lists the kind among its batch operations.
     - ``save_error``/``missing_error``: the service's messages for an item already taken and
       for dropping a missing item. ``alias_add_paths``: other paths of the add operation.
-    - ``help``: what one value is, for workbook notes and help text.
+    - ``help``: what one value is, for workbook notes and help text; ``label``: the kind in
+      words, as forms show it (``ISP (mobile)``; :attr:`title` falls back on the name).
     """
 
     name: str
@@ -228,6 +232,7 @@ class TargetKind(_CampaignItemPaths):
     alias_add_paths: tuple[str, ...] = ()
     detail: str = "list"
     help: str = ""
+    label: str = ""
 
     @property
     def stored_as_int(self) -> bool:
@@ -253,6 +258,11 @@ class TargetKind(_CampaignItemPaths):
         """Name used for the kind in tables (``isp-mobile`` -> ``isp_mobile``)."""
         return self.name.replace("-", "_")
 
+    @property
+    def title(self) -> str:
+        """The kind in words (:attr:`label`), or its name when it has no label."""
+        return self.label or self.name
+
     def allowed_for(self, ad_format: str) -> bool:
         return ad_format in self.formats
 
@@ -276,6 +286,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         save_error="Error on save category item #{item} {name}" + TAKEN_SUFFIX,
         missing_error="Error on find category item: {item}; CampaignId: {campaign_id}",
         help="category id (of the campaign's format)",
+        label="Category",
     ),
     TargetKind(
         "quality",
@@ -288,6 +299,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         save_error="Error on save quality item {item}" + TAKEN_SUFFIX,
         missing_error="Error on find quality item: {item}; CampaignId: {campaign_id}",
         help="traffic quality",
+        label="Traffic quality",
     ),
     TargetKind(
         "country",
@@ -301,6 +313,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         save_error="Error on save country item #{item}" + TAKEN_SUFFIX,
         missing_error="Error on find country item: {item}; CampaignId: {campaign_id}",
         help="ISO 3166-1 alpha-2 code",
+        label="Country",
     ),
     TargetKind(
         "connection-type",
@@ -309,6 +322,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         values=CONNECTION_TYPES,
         detail="optional",
         help="connection type",
+        label="Connection type",
     ),
     TargetKind(
         "language",
@@ -320,6 +334,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         batch_listed=False,
         detail="optional",
         help="language id (sent as its ISO 639-1 code)",
+        label="Language",
     ),
     TargetKind(
         "os",
@@ -331,6 +346,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         count_fields={"": "os"},
         on_create=True,
         help="operating system id",
+        label="Operating system",
     ),
     TargetKind(
         "browser",
@@ -342,6 +358,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         count_fields={"": "browser"},
         on_create=True,
         help="browser id",
+        label="Browser",
     ),
     TargetKind(
         "subs-age",
@@ -351,6 +368,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         price_param="subsAge",
         labels="subs_age",
         help="subscription age group id",
+        label="Subscription age",
     ),
     TargetKind(
         "city",
@@ -363,6 +381,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         batch_listed=False,
         detail="optional",
         help="city id (search operation)",
+        label="City",
     ),
     TargetKind(
         "region",
@@ -374,6 +393,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         detail="optional",
         alias_add_paths=("/api/region/add-region",),
         help="region id (search operation)",
+        label="Region",
     ),
     TargetKind(
         "isp-mobile",
@@ -383,6 +403,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         search=True,
         detail="map",
         help="mobile ISP id (search operation)",
+        label="ISP (mobile)",
     ),
     TargetKind(
         "cidr",
@@ -394,6 +415,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         syntax=is_cidr,
         alias_add_paths=("/api/region/add-cidr",),
         help="IP address, CIDR or IP range",
+        label="IP ranges (CIDR)",
     ),
     TargetKind(
         "domain",
@@ -406,6 +428,7 @@ BASE_KINDS: tuple[TargetKind, ...] = (
         fold_case=True,
         save_error="Error on save domain item {item}" + TAKEN_SUFFIX,
         help="domain name",
+        label="Domain",
     ),
 )
 

@@ -43,6 +43,9 @@ from openpyxl.utils import get_column_letter
 from .. import spec
 from ..errors import WorkbookError, WorkbookProblem
 from ..frames.cells import unescape_formula
+from ..stats.countries import code_advice
+from .action_cells import campaign_cell, campaigns_of, code_kind, item_code
+from .actions_relative import percent_bids
 from .actions_templates import (
     COLUMNS,
     EXAMPLES_SHEET,
@@ -51,12 +54,15 @@ from .actions_templates import (
     write_template,
     write_templates,
 )
+from .relative_bids import BidForm, BidFormError, parse_bid
+from .workbook_forms import NOT_A_COUNTRY
 from .workbook_layout import MAX_BID, typed_kinds
 from .workbook_read import Book, is_empty, number_problem
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
     from ..frames import Account
+    from .journal import Journal
     from .plan import Plan
 
 MOVES = {"start": "Started", "pause": "Paused", "archive": "Archived"}
@@ -74,6 +80,10 @@ class Action:
     item: str | None
     bid: float | None
     list_type: str | None
+    #: A bid written as a change (``+10%``, ``x1.2``, ``min``, ``rec-5%``), and once settled
+    #: against the live account, the new bid of each campaign.
+    form: BidForm | None = None
+    bids: dict[int, float] | None = None
 
 
 def is_action_workbook(path: str | os.PathLike[str]) -> bool:
@@ -126,6 +136,7 @@ def _sheet_rows(
         )
         for ref in scan.merged
     ]
+    problems += percent_bids(path, name, sheet, header, rows)  # +10% that Excel made 0.1
     if problems:
         raise WorkbookError(problems, str(path))
     records, numbers = [], []
@@ -223,15 +234,17 @@ class _Row:
                 "action",
                 f"for {self.target or 'a target'} the action is one of {', '.join(allowed)}",
             )
-        self.chosen = _campaigns(values.get("campaign"), known.ids, known.by_format)
+        self.chosen, why = campaigns_of(values.get("campaign"), known.ids, known.by_format)
         if self.chosen is None:
-            self.bad("campaign", "a campaign id of the account, 'all', or a format code")
-        self.item = None if values.get("item") is None else _text(values["item"])
+            self.bad("campaign", why)
+        self.item = (
+            None if values.get("item") is None else item_code(_text(values["item"]), self.kind)
+        )
         list_type = values.get("list_type")
         self.list_type = None if list_type is None else str(list_type).strip().lower()
         self.bid = None
         if self.verb in ("set", "add") and _takes_bid(self.target):
-            self.bid = _bid(values.get("bid"), self.bad)
+            self.bid = _bid(values.get("bid"), self.bad, self.kind is not None)
         if allowed is not None and self.target != "campaign":
             self._check_item()
         if self.chosen and self.kind is not None:
@@ -240,9 +253,10 @@ class _Row:
                 self._targeting(self.item.upper())
 
     def bad(self, column: str, message: str) -> None:
-        self.found.append(
-            WorkbookProblem(SHEET, self.row, column, self.values.get(column), message)
-        )
+        value = self.values.get(column)
+        if column == "campaign":  # an id as an integer however the cell was read
+            value = campaign_cell(value)
+        self.found.append(WorkbookProblem(SHEET, self.row, column, value, message))
 
     def _check_item(self) -> None:
         if self.item is None:
@@ -292,9 +306,10 @@ class _Row:
         list_type = self.list_type
         if self.kind is not None and self.kind.typed:
             list_type = list_type or "black"
-        return Action(
-            self.row, self.verb, self.target, tuple(self.chosen), self.item, self.bid, list_type
-        )
+        form = self.bid if isinstance(self.bid, BidForm) else None
+        bid = None if form is not None else self.bid
+        chosen = tuple(self.chosen)
+        return Action(self.row, self.verb, self.target, chosen, self.item, bid, list_type, form)
 
 
 def _bids() -> str:
@@ -324,10 +339,22 @@ def _takes_bid(target: str) -> bool:
     return target == "bid-rule" or (kind is not None and kind.bids)
 
 
-def _bid(value: Any, bad: Any) -> float | None:
+def _bid(value: Any, bad: Any, priced: bool = True) -> float | BidForm | None:
+    """The bid of a row: a number, or a change of the bid (``+10%``, ``min``; ``min`` and
+    ``rec`` only where the item has a price: ``priced``)."""
     if value is None:
         bad("bid", "the bid is required (USD, more than 0)")
         return None
+    try:
+        form = parse_bid(value)
+    except BidFormError as exc:
+        bad("bid", str(exc))
+        return None
+    if isinstance(form, BidForm):
+        if form.needs_price and not priced:
+            bad("bid", NOT_A_COUNTRY.format(kind=_bids()))
+            return None
+        return form
     number, message = number_problem(value)
     if number is None:
         bad("bid", f"{message}: the bid is a number of USD, more than 0")
@@ -359,22 +386,6 @@ def _actions_for(target: str) -> tuple[str, ...] | None:
     return None
 
 
-def _campaigns(
-    value: Any, ids: list[int], by_format: dict[str, list[int]]
-) -> tuple[int, ...] | None:
-    if value is None:
-        return None
-    text = _text(value).lower()
-    if text == "all":
-        return tuple(ids)
-    if text in spec.FORMATS:
-        return tuple(by_format.get(text, []))
-    if not _ID_RE.fullmatch(text):
-        return None
-    cid = int(text)
-    return (cid,) if cid in ids else None
-
-
 def _item_problem(target: str, item: str, list_type: str | None) -> str | None:
     if target in spec.LISTS:
         lk = spec.LISTS[target]
@@ -390,6 +401,8 @@ def _item_problem(target: str, item: str, list_type: str | None) -> str | None:
         return None
     if list_type is not None and (not kind.typed or list_type not in spec.LIST_TYPES):
         return f"list_type is black or white, and only for {typed_kinds()}"
+    if code_kind(kind) is not None:  # what it probably meant: UK -> GB, english -> en
+        return code_advice(item, kind.name) or None
     from ..client import checks
     from ..errors import ValidationError
 
@@ -412,6 +425,9 @@ def desired_tables(actions: list[Action], account: Account) -> dict[str, pd.Data
         for name in ("campaigns", "countries", "targets", "lists", "bid_rules")
     }
     ids = _CodeIds(account)
+    unsettled = [a.row for a in actions if a.form is not None and a.bids is None]
+    if unsettled:
+        raise ValueError(f"rows {unsettled}: relative bids are settled by plan_actions first")
     touched = {_apply(tables, a, ids) for a in actions}
     return {name: tables[name] for name in touched}
 
@@ -474,26 +490,43 @@ def _edit(df: pd.DataFrame, a: Action, values: dict[str, Any], key: list[str]) -
     if a.action == "drop":
         return df
     rows = [{"campaign_id": cid, **values} for cid in a.campaigns]
+    if a.bids is not None:  # a relative bid, settled per campaign
+        rows = [{**r, "bid": a.bids[r["campaign_id"]]} for r in rows]
     extra = pd.DataFrame(rows, columns=df.columns).astype(df.dtypes.to_dict())
     return pd.concat([df, extra], ignore_index=True)
 
 
 def plan_actions(
-    client: Client, path: str | os.PathLike[str], *, sheet: str = SHEET, **options: Any
+    client: Client,
+    path: str | os.PathLike[str],
+    *,
+    sheet: str = SHEET,
+    again: bool = False,
+    journal: Journal | str | None = "default",
+    **options: Any,
 ) -> Plan:
     """The plan of an action workbook: the live account with its actions applied.
 
     The sheet (``actions``, or ``sheet``: a bid report workbook's ``to minimum`` sheet, say)
     is read (and a broken file refused) before anything is asked of the service; the rows are
     then checked against the live account. Campaigns a row leaves out (``set`` of a country a
-    campaign does not target) are listed in ``plan.warnings``.
+    campaign does not target) are listed in ``plan.warnings``. A bid written as a change
+    (``+10%``, ``x1.2``, ``min``, ``rec-5%``) is settled against the live bid and the
+    service's prices (:mod:`toolkit.bulk.actions_relative`); a change of the bid that an
+    earlier run in ``journal`` applied already is refused unless ``again``.
     """
-    from .plan import make_plan, read_live
+    from .actions_relative import provenance_of, refuse_again, settle_actions
+    from .plan import account_of, make_plan, read_live
+    from .relative_bids import written
 
     records, numbers = _sheet_rows(path, sheet)
     account = read_live(client)  # IncompleteReadError when a part could not be read
     actions, warnings = _check(records, numbers, account, str(path), sheet)
+    actions, cells = settle_actions(client, actions, account, str(path), sheet)
+    if not again:
+        refuse_again(journal, client, account_of(account), cells)
     plan = make_plan(client, desired_tables(actions, account), live=account, **options)
+    plan.written, plan.provenance = written(cells), [*plan.provenance, *provenance_of(cells)]
     if not records:
         warnings.append(
             f"the '{SHEET}' sheet has no rows: nothing to do (a template's examples are on "

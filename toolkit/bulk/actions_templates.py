@@ -68,6 +68,7 @@ def write_template(
 
 def _rows_sheet(sheet: Any, rows: Any) -> None:
     from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
 
     extra = list(dict.fromkeys(k for row in rows for k in row if k not in COLUMNS))
     # extra columns (a reason, say) are shown, never read
@@ -78,6 +79,8 @@ def _rows_sheet(sheet: Any, rows: Any) -> None:
         sheet.append([excel_text(row.get(c)) for c in (*COLUMNS, *extra)])
     for letter, width in zip("ABCDEF", (10, 16, 12, 24, 10, 10), strict=True):
         sheet.column_dimensions[letter].width = width
+    bid = sheet.column_dimensions[get_column_letter(COLUMNS.index("bid") + 1)]
+    bid.number_format = "@"  # text: +10% stays +10% (Excel would make it the number 0.1)
     sheet.freeze_panes = "A2"
 
 
@@ -140,6 +143,11 @@ _TEMPLATES: dict[str, tuple[str, list[str | Callable[[], str]], list[dict[str, A
             "old value or cut by more than two thirds is refused (the guard bid_jump) unless "
             "--allow bid_jump: a format whose campaigns buy in both models is set one "
             "campaign at a time. The note column of the examples is not read.",
+            "A bid may be a change of each campaign's live bid: +10%, -5%, x1.2; or the "
+            "service's price for the campaign's targeting in the country: min, rec, min+10%, "
+            "rec-5% (the price's unit must be the campaign's: per click for push and in-page, "
+            "per 1000 impressions for pops and video). A +10% row applied once is refused the "
+            "second time (it would raise the new bid again) unless --again.",
         ],
         [
             {
@@ -166,6 +174,22 @@ _TEMPLATES: dict[str, tuple[str, list[str | Callable[[], str]], list[dict[str, A
                 "bid": 9.0,
                 "note": "one video campaign buying per 1000 impressions (CPM)",
             },
+            {
+                "action": "set",
+                "target": "country",
+                "campaign": "inpage",
+                "item": "US",
+                "bid": "+10%",
+                "note": "in-page campaigns targeting US: each one's bid raised by 10%",
+            },
+            {
+                "action": "add",
+                "target": "country",
+                "campaign": "pops",
+                "item": "DE",
+                "bid": "rec-5%",
+                "note": "pops campaigns: DE at 5% under the recommended price of their targeting",
+            },
             {"action": "drop", "target": "country", "campaign": "pops", "item": "FR"},
         ],
     ),
@@ -187,8 +211,8 @@ _TEMPLATES: dict[str, tuple[str, list[str | Callable[[], str]], list[dict[str, A
     "bid_rules.xlsx": (
         "Set bid rules (micro-bidding)",
         [
-            "action set, target bid_rule, item a source id or subId, bid in USD; action drop "
-            "removes the item's rule."
+            "action set, target bid_rule, item a source id or subId, bid in USD (or a change "
+            "of the rule's live bid: +10%, -5%, x0.9); action drop removes the item's rule."
         ],
         [
             {

@@ -119,7 +119,7 @@ def apply_plan(
     if book is not None:  # why each change is made (a rule and its data), before any call
         book.add_provenance(run_id, getattr(plan, "provenance", ()))
     sender = _JournaledSender(_Runner(client), book, run_id, len(plan.calls))
-    result = ApplyResult(run_id=run_id)
+    result = ApplyResult(run_id=run_id, changes=list(plan.edits()))  # what its counts count
     dropped: dict[tuple[str, int, Any], float] = {}
     bar = tqdm(total=len(plan.calls), desc="applying", unit="call", disable=not progress)
     try:

@@ -227,7 +227,9 @@ def _archived(calls: list[Call], max_archive: int) -> list[str]:
     )
     if len(archived) <= max_archive:
         return []
-    return [f"archives {len(archived)} campaigns (more than {max_archive}): {archived[:20]}"]
+    shown = ", ".join(map(str, archived[:20]))
+    more = f" and {len(archived) - 20} more" if len(archived) > 20 else ""
+    return [f"archives {len(archived)} campaigns (more than {max_archive}): {shown}{more}"]
 
 
 class BidChange(NamedTuple):

@@ -12,7 +12,9 @@ that undo inverts call by call: the ``unknown`` items too, whose inverse is harm
 when the call never landed (the service answers "already" or "not found", counted as done).
 
 The journal lives in ``$CAMPAIGN_TOOLKIT_JOURNAL``, or ``journal.db`` in the user's data
-directory (``$XDG_DATA_HOME/campaign-toolkit``, by default ``~/.local/share/campaign-toolkit``).
+folder (:func:`toolkit.datadir.data_dir`: ``$CAMPAIGN_TOOLKIT_DATA``, else
+``$XDG_DATA_HOME/campaign-toolkit``, by default ``~/.local/share/campaign-toolkit``), beside the
+built-in sandbox's state.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..datadir import data_dir
 from ..errors import ToolkitError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,8 +99,14 @@ CREATE INDEX IF NOT EXISTS provenance_rule ON provenance(rule, campaign_id);
 
 #: Columns added to ``runs`` since the first journals (added to an older journal on open):
 #: the account a run was made on (the user id of the live state its plan was made against)
-#: how many conflicts its plan left alone, and the run a repair finishes.
-RUN_COLUMNS: dict[str, str] = {"account": "INTEGER", "conflicts": "INTEGER", "repairs": "TEXT"}
+#: how many conflicts its plan left alone, the run a repair finishes, and what made the run
+#: (a form's name, ``form:bids``; the plan's ``source``), so that a form finds its last run.
+RUN_COLUMNS: dict[str, str] = {
+    "account": "INTEGER",
+    "conflicts": "INTEGER",
+    "repairs": "TEXT",
+    "source": "TEXT",
+}
 
 # Outcomes whose call may have changed the account, and so are inverted by undo.
 INVERTED: tuple[str, ...] = ("applied", "already", "unknown")
@@ -108,8 +117,14 @@ def default_path() -> Path:
     env = os.environ.get(ENV_JOURNAL)
     if env:
         return Path(env).expanduser()
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "campaign-toolkit" / "journal.db"
+    return data_dir() / "journal.db"
+
+
+def service_of(client: Any) -> str:
+    """What a run is bound to: the client's base URL, or for the built-in sandbox (a new port
+    in each process) its state file and the seeding of its state,
+    ``sandbox:/path/to/sandbox.db#1a2b3c4d`` (see ``Client.service``)."""
+    return str(getattr(client, "service", None) or client.base_url)
 
 
 class Journal:
@@ -156,20 +171,22 @@ class Journal:
         account = getattr(calls, "account", None)
         conflicts = getattr(calls, "conflicts", None)
         repairs = getattr(calls, "repairs", None)
+        source = getattr(calls, "source", None)
         calls = list(calls)
         with self._write() as db:  # the whole plan, so that a cut-off run can be finished
             db.execute(
                 "INSERT INTO runs(run_id, started, base_url, calls, undoes, account, conflicts,"
-                " repairs) VALUES (?,?,?,?,?,?,?,?)",
+                " repairs, source) VALUES (?,?,?,?,?,?,?,?,?)",
                 (
                     run_id,
                     _now(),
-                    client.base_url,
+                    service_of(client),
                     len(calls),
                     undoes,
                     account,
                     0 if conflicts is None else len(conflicts),
                     repairs,
+                    source,
                 ),
             )
             db.executemany(
@@ -256,7 +273,8 @@ class Journal:
         runs journaled before calls were), applied, failed, unknown (outcome counts), undoes
         (the run this one undoes), repairs (the run it finishes), account (the user id it
         was made on, when known),
-        conflicts (items its plan left alone), unfinished (items failed, unknown or lost)."""
+        conflicts (items its plan left alone), unfinished (items failed, unknown or lost),
+        source (what made it: a form's name, ``form:bids``; missing otherwise)."""
         with closing(self._connect()) as db:
             frame = pd.read_sql_query(
                 "SELECT r.run_id, r.started, r.finished,"
@@ -264,7 +282,7 @@ class Journal:
                 " r.base_url, r.calls, c.sent, c.answered,"
                 " coalesce(o.applied, 0) AS applied, coalesce(o.failed, 0) AS failed,"
                 " coalesce(o.unknown, 0) AS unknown, r.undoes, r.repairs, r.account, r.conflicts,"
-                " coalesce(o.unfinished, 0) AS unfinished"
+                " coalesce(o.unfinished, 0) AS unfinished, r.source"
                 " FROM runs r"
                 " LEFT JOIN (SELECT run_id, count(*) AS sent, count(answered) AS answered"
                 "  FROM calls WHERE kind='plan' GROUP BY run_id) c ON c.run_id = r.run_id"
@@ -384,4 +402,5 @@ __all__ = [
     "default_path",
     "history",
     "open_journal",
+    "service_of",
 ]

@@ -48,6 +48,9 @@ from .outcomes import ApplyResult
 from .plan_records import RecordPlanner
 from .plan_scope import narrow, only
 from .provenance import Provenance
+from .relative_bids import written
+from .relative_prices import fill_prices
+from .workbook_account import check_account
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -101,6 +104,11 @@ class Plan:
     prefer: str | None = None
     #: The run a repair plan finishes (the journal links the two).
     repairs: str | None = None
+    #: The bids written as changes (``+10%``, ``x1.2``, ``min``, ``rec-5%``), per
+    #: ``(campaign_id, target, key)``: the preview shows the form beside the old and new bid.
+    written: dict[tuple[int, str, str], str] = field(default_factory=dict)
+    #: What made the plan (a form's name, ``form:bids``), journaled with its run.
+    source: str | None = None
     _edits: tuple[tuple[int, ...], list[Any]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -121,7 +129,8 @@ class Plan:
     def changes(self) -> pd.DataFrame:
         """One row per campaign x change: call, calls, step, campaign_id, campaign_name,
         what, target, list_type, key, old, new, change (the words, ``bid US 0.30 -> 0.33``),
-        why (the reason in ``reasons``, a rule and its numbers; else missing)."""
+        why (the reason in ``reasons``, a rule and its numbers; else missing), written (a bid
+        written as a change, ``+10%``, ``x1.2``, ``min``, ``rec-5%``; else missing)."""
         return preview.change_frame(self)
 
     def to_frame(self) -> pd.DataFrame:
@@ -168,11 +177,26 @@ class Plan:
             }
         )
 
-    def summary(self, *, max_calls: int = 30, max_lines: int = 5) -> str:
+    def summary(
+        self,
+        *,
+        max_calls: int | None = 30,
+        max_lines: int | None = 5,
+        pointers: preview.Pointers = preview.IN_PYTHON,
+    ) -> str:
         """The preview for a terminal: each call with its campaigns' changes in words,
-        at most ``max_calls`` calls and ``max_lines`` lines per call (the rest counted),
+        at most ``max_calls`` calls and ``max_lines`` lines per call (the rest counted, and
+        ``pointers`` say where to see them; None for both shows every change and conflict),
         then conflicts and warnings."""
-        return preview.plan_text(self, max_calls=max_calls, max_lines=max_lines)
+        every = max_calls is None and max_lines is None
+        return preview.plan_text(
+            self,
+            max_calls=max_calls,
+            max_lines=max_lines,
+            items=None if every else 3,
+            most=None if every else 4,
+            pointers=pointers,
+        )
 
     def __repr__(self) -> str:
         return self.summary()
@@ -282,11 +306,9 @@ def make_plan(
         tables, base, scope = narrowed.tables, narrowed.base, narrowed.campaigns
     else:
         scope = _scope(tables, base)
-    if live is None:
-        live = _read(client, scope, narrowed is not None)
-    else:
-        check_complete(live)
+    live = _live_state(client, live, scope, narrowed is not None, desired)
     live_tables = _live_tables(live, scope if narrowed is not None else None)
+    tables = _with_prices(client, desired, tables, live)  # bids written min, rec, rec-5%
     builder = _Builder(live, scope)
     conflicts = _diff_items(builder, tables, base, live_tables, prefer)
     conflicts += _diff_records(builder, tables, base, live_tables, prefer)
@@ -298,9 +320,35 @@ def make_plan(
         names=_names(live_tables["campaigns"]),
         account=account_of(live),
         prefer=prefer,
+        written=written(getattr(desired, "bid_forms", ())),
     )
     guards.check(plan.calls, live_tables)
     return plan
+
+
+def _live_state(
+    client: Client, live: Account | None, scope: set[int], narrowed: bool, desired: Any = None
+) -> Account:
+    """The live state given (checked complete), or read for the campaigns ``scope``; first,
+    when there is a read to make, a workbook of another account is refused."""
+    if live is not None or not narrowed or scope:
+        check_account(desired, client, live)
+    if live is None:
+        return _read(client, scope, narrowed)
+    check_complete(live)
+    return live
+
+
+def _with_prices(
+    client: Client, desired: Any, tables: dict[str, pd.DataFrame], live: Account
+) -> dict[str, pd.DataFrame]:
+    """The tables with the bids a workbook wrote ``min`` or ``rec`` (``rec-5%``...) set from
+    the service's prices (:mod:`toolkit.bulk.relative_prices`)."""
+    cells = [c for c in getattr(desired, "bid_forms", ()) if c.form.needs_price]
+    if not cells:
+        return tables
+    path = getattr(desired, "path", None)
+    return fill_prices(client, tables, cells, live, None if path is None else str(path))
 
 
 def _inputs(

@@ -46,7 +46,32 @@ CHANGE_COLUMNS: tuple[str, ...] = (
     "new",
     "change",
     "why",
+    "written",
 )
+
+
+@dataclass(frozen=True)
+class Pointers:
+    """Where a cut preview sends the reader for what it left out, in the words of where it
+    is read: Python (:data:`IN_PYTHON`) or the command line, which names its options.
+
+    >>> Pointers(changes="--changes FILE writes them all").changes
+    '--changes FILE writes them all'
+    """
+
+    #: Every change of the plan.
+    changes: str = "see plan.changes()"
+    #: Every conflict of the plan.
+    conflicts: str = "see plan.conflicts"
+
+
+#: The pointers of the Python API (``plan.summary()``, ``repr(plan)``, a notebook).
+IN_PYTHON = Pointers()
+
+
+def _cut(total: int, most: int | None) -> bool:
+    """Whether a list of ``total`` is cut when ``most`` are shown (None: never)."""
+    return most is not None and total > most
 
 
 def reason(plan: Plan, e: Edit) -> str | None:
@@ -56,15 +81,30 @@ def reason(plan: Plan, e: Edit) -> str | None:
     return plan.reasons.get((e.campaign_id, e.target, "" if e.key is None else str(e.key)))
 
 
+def written(plan: Plan, e: Edit) -> str | None:
+    """The bid as written when it was a change (``+10%``, ``rec-5%``: ``plan.written``)."""
+    key = (e.campaign_id, e.target, "" if e.key is None else str(e.key))
+    return getattr(plan, "written", {}).get(key) if e.what in ("bid", "add") else None
+
+
+def _beside(plan: Plan | None, e: Edit) -> str | None:
+    """What the preview shows in brackets after a change: the bid as written, the reason."""
+    if plan is None:
+        return None
+    return "; ".join(t for t in (written(plan, e), reason(plan, e)) if t) or None
+
+
 def _keyed(plan: Plan | None, e: Edit) -> str:
-    why = reason(plan, e) if plan is not None else None
+    why = _beside(plan, e)
     return f"{e.key} ({why})" if why else str(e.key)
 
 
-def _phrases(edits: Sequence[Edit], items: int, most: int, plan: Plan | None = None) -> str:
+def _phrases(
+    edits: Sequence[Edit], items: int | None, most: int | None, plan: Plan | None = None
+) -> str:
     """One campaign's edits of one call, items of the same kind run together:
-    ``blacklist source 12345, 12346 (+8 more)``; at most ``most`` phrases. A change with a
-    reason in ``plan.reasons`` is followed by it in brackets."""
+    ``blacklist source 12345, 12346 (+8 more)``; at most ``most`` phrases (None: all). A
+    change with a reason in ``plan.reasons`` is followed by it in brackets."""
     runs: dict[str, list[Edit]] = {}
     for e in edits:
         plain = e.what in ("add", "drop") and not is_valued(e.target) and e.target != CPA_RULE
@@ -72,15 +112,14 @@ def _phrases(edits: Sequence[Edit], items: int, most: int, plan: Plan | None = N
     parts = []
     for head, group in runs.items():
         if head.startswith("#"):
-            why = reason(plan, group[0]) if plan is not None else None
+            why = _beside(plan, group[0])
             parts.append(group[0].text() + (f" ({why})" if why else ""))
             continue
         keys = ", ".join(_keyed(plan, e) for e in group[:items])
-        more = f" (+{len(group) - items} more)" if len(group) > items else ""
+        more = f" (+{len(group) - items} more)" if _cut(len(group), items) else ""
         parts.append(f"{head} {keys}{more}")
-    if len(parts) > most:
-        rest = sum(1 for _ in parts[most:])
-        parts = [*parts[:most], f"... and {rest} more"]
+    if most is not None and len(parts) > most:
+        parts = [*parts[:most], f"... and {len(parts) - most} more"]
     return ", ".join(parts)
 
 
@@ -106,6 +145,7 @@ def change_frame(plan: Plan) -> pd.DataFrame:
             e.new if is_present(e.new) else None,
             e.text(),
             reason(plan, e),
+            written(plan, e),
         )
         for e in plan.edits()
     ]
@@ -122,6 +162,7 @@ def change_frame(plan: Plan) -> pd.DataFrame:
             "key": "string",
             "change": "string",
             "why": "string",
+            "written": "string",
         }
     )
 
@@ -147,13 +188,13 @@ def _lines(plan: Plan, items: int, most: int) -> dict[int, list[_Line]]:
     return out
 
 
-def who(cids: Sequence[int], names: Mapping[int, str], most: int = 3) -> str:
-    """``1000001 "Name"``, or the first few and ``(+N more campaigns)``."""
+def who(cids: Sequence[int], names: Mapping[int, str], most: int | None = 3) -> str:
+    """``1000001 "Name"``, or the first few and ``(+N more campaigns)`` (None: all)."""
     parts = []
     for cid in cids[:most]:
         name = names.get(cid)
         parts.append(f"{cid} {shown(name)}" if name else str(cid))
-    extra = f" (+{len(cids) - most} more campaigns)" if len(cids) > most else ""
+    extra = f" (+{len(cids) - most} more campaigns)" if _cut(len(cids), most) else ""
     return ", ".join(parts) + extra
 
 
@@ -193,8 +234,8 @@ CONFLICT_WORDS: dict[str, tuple[str, tuple[str, str, str]]] = {
 }
 
 
-def _notes(plan: Plan, most: int = 5) -> list[str]:
-    """Conflicts (the first ``most`` shown) and warnings."""
+def _notes(plan: Plan, most: int | None = 5, pointers: Pointers = IN_PYTHON) -> list[str]:
+    """Conflicts (the first ``most`` shown; None: all) and warnings."""
     lines = []
     n = len(plan.conflicts)
     if n:
@@ -204,14 +245,15 @@ def _notes(plan: Plan, most: int = 5) -> list[str]:
             side = side if plan.prefer == "desired" else "live"
             opening = f"{{n}} conflict(s) settled with prefer={plan.prefer!r}: {side} kept"
         lines.append(opening.format(n=n))
-        for row in plan.conflicts.head(most).itertuples(index=False):
+        shown = plan.conflicts if most is None else plan.conflicts.head(most)
+        for row in shown.itertuples(index=False):
             key = ", ".join(map(str, row.key)) if isinstance(row.key, tuple) else row.key
             lines.append(
                 f"  {row.table} {key}: {base} {_value(row.base)}, {live} {_value(row.live)},"
                 f" {desired} {_value(row.desired)}"
             )
-        if n > most:
-            lines.append(f"  ... and {n - most} more; see plan.conflicts")
+        if _cut(n, most):
+            lines.append(f"  ... and {n - most} more; {pointers.conflicts}")
     lines += [f"warning: {w}" for w in plan.warnings]
     return lines
 
@@ -303,38 +345,55 @@ def _blocks(plan: Plan, items: int, most: int) -> list[_Block]:
 
 
 def plan_text(
-    plan: Plan, *, max_calls: int = 30, max_lines: int = 5, items: int = 3, most: int = 4
+    plan: Plan,
+    *,
+    max_calls: int | None = 30,
+    max_lines: int | None = 5,
+    items: int | None = 3,
+    most: int | None = 4,
+    pointers: Pointers = IN_PYTHON,
 ) -> str:
     """The preview for a terminal: each call, and under it each group of campaigns with the
     changes it makes; at most ``max_calls`` calls (or runs of drop calls that only hold the
     old bids of bid changes) and ``max_lines`` lines per call, the rest counted
-    (``... and N more``)."""
+    (``... and N more``, with where to see them: ``pointers``). None shows every one (and,
+    with ``items`` and ``most`` None too, every change and conflict)."""
     lines = [_header(plan)]
     blocks = _blocks(plan, items, most)
     width = max((len(b.label()) for b in blocks[:max_calls]), default=0)
     for block in blocks[:max_calls]:
         lines.append(f"  {block.label():<{width}}  {block.title(plan.names)}")
         for line in block.lines[:max_lines]:
-            lines.append(f"      {who(line.campaigns, plan.names)}: {line.text}")
-        if len(block.lines) > max_lines:
+            names = who(line.campaigns, plan.names, 3 if most is not None else None)
+            lines.append(f"      {names}: {line.text}")
+        if _cut(len(block.lines), max_lines):
             rest = sum(len(x.campaigns) for x in block.lines[max_lines:])
-            lines.append(f"      ... and {rest} more campaign(s); see plan.changes()")
-    if len(blocks) > max_calls:
+            lines.append(f"      ... and {rest} more campaign(s); {pointers.changes}")
+    if _cut(len(blocks), max_calls):
         rest = [c for b in blocks[max_calls:] for c in b.calls]
         lines.append(
             f"  ... and {len(rest)} more call(s) on"
-            f" {len({c for x in rest for c in x.campaign_ids})} campaign(s); see plan.changes()"
+            f" {len({c for x in rest for c in x.campaign_ids})} campaign(s); {pointers.changes}"
         )
-    lines += [f"  {note}" for note in _notes(plan)]
+    conflicts = 5 if most is not None else None
+    lines += [f"  {note}" for note in _notes(plan, conflicts, pointers)]
     return "\n".join(lines)
 
 
-def plan_html(plan: Plan, *, max_rows: int = 200, items: int = 3, most: int = 6) -> str:
+def plan_html(
+    plan: Plan,
+    *,
+    max_rows: int = 200,
+    items: int = 3,
+    most: int = 6,
+    pointers: Pointers = IN_PYTHON,
+) -> str:
     """The preview for a notebook: a table of calls and their campaigns' changes, every
-    text escaped; at most ``max_rows`` rows, the rest counted."""
+    text escaped; at most ``max_rows`` rows, the rest counted (with where to see them:
+    ``pointers``)."""
     esc = html.escape
     parts = [f"<div><b>{esc(_header(plan))}</b>"]
-    parts += [f"<br>{esc(note)}" for note in _notes(plan)]
+    parts += [f"<br>{esc(note)}" for note in _notes(plan, pointers=pointers)]
     parts.append("</div>")
     if not plan.calls:
         return "".join(parts)
@@ -354,7 +413,7 @@ def plan_html(plan: Plan, *, max_rows: int = 200, items: int = 3, most: int = 6)
     if total > len(rows):
         rows.append(
             f"<tr><td colspan='5'>... and {total - len(rows)} more row(s);"
-            " see plan.changes()</td></tr>"
+            f" {esc(pointers.changes)}</td></tr>"
         )
     head = "".join(f"<th>{h}</th>" for h in ("call", "step", "sends", "campaigns", "changes"))
     parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
@@ -380,7 +439,9 @@ def call_details(plan: Plan, items: int = 3, most: int = 4) -> list[str]:
 
 __all__ = [
     "CHANGE_COLUMNS",
+    "IN_PYTHON",
     "Edit",
+    "Pointers",
     "call_details",
     "call_title",
     "change_frame",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..errors import ToolkitError
+from .journal import service_of
 from .plan import account_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,7 +41,7 @@ def check_bound(book: Journal, run_id: str, client: Client, live: Account | None
     """Raise a one-line :class:`ToolkitError` when run ``run_id`` was made on another service
     than ``client``'s, or (with ``live``, a read of the account) on another account."""
     run = run_row(book, run_id)
-    made, now = str(run.base_url).rstrip("/"), str(client.base_url).rstrip("/")
+    made, now = str(run.base_url).rstrip("/"), service_of(client).rstrip("/")
     if made != now:
         raise ToolkitError(
             f"run {run_id} was made on {made}, not on {now} (connected now): connect to the"

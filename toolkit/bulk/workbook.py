@@ -41,9 +41,11 @@ from ..errors import WorkbookError, WorkbookProblem
 from ..frames.account import TABLES
 from ..frames.schemas import REF_SCHEMAS, SCHEMAS, frame
 from . import workbook_layout as layout
+from .relative_bids import BID_COLUMNS, BidCell, split_cells
 from .workbook_checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
 from .workbook_export import export_workbook
 from .workbook_file import cells_of
+from .workbook_forms import workbook_forms
 from .workbook_layout import (
     BASE_PREFIX,
     COLUMNS,
@@ -72,7 +74,10 @@ class WorkbookTables:
     absent, which means "no change". ``refs``: the dictionaries saved with the export.
     ``meta``: facts about the export (``exported_at``, ``source``, ...). ``ignored``: sheets
     that are not read (your own notes). ``sheets``: table -> the sheets it was read from
-    (``lists``, ``lists (2)``, ... for a long table).
+    (``lists``, ``lists (2)``, ... for a long table). ``bid_forms``: the bid cells written as
+    changes (``+10%``, ``x1.2``, ``min``, ``rec-5%``; :mod:`toolkit.bulk.relative_bids`),
+    whose bids in ``desired`` are already the new ones, except ``min`` and ``rec`` (empty
+    until a plan asks the service's prices).
 
     In a notebook the object shows as a table of its sheets (see :meth:`_repr_html_`).
 
@@ -88,6 +93,7 @@ class WorkbookTables:
     meta: dict[str, str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     sheets: dict[str, list[str]] = field(default_factory=dict)
+    bid_forms: list[BidCell] = field(default_factory=list)
 
     @property
     def has_base(self) -> bool:
@@ -153,7 +159,8 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
         if "campaigns" in base:
             ctx.campaign_ids = frozenset(int(i) for i in base["campaigns"]["id"].dropna())
             ctx.formats = _formats_of(base["campaigns"])
-        desired = _read_tables(book, sheets, ctx, problems, covered)
+        forms: list[BidCell] = []
+        desired = _read_tables(book, sheets, ctx, problems, covered, forms)
     if problems:
         shown = [
             p
@@ -164,7 +171,7 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
     desired = {t: _finish(t, df) for t, df in desired.items()}
     missing = {t for t in TABLES if t not in desired}
     return WorkbookTables(
-        desired, base, missing, Path(path), refs, meta, sheets.ignored, _sheet_names(sheets)
+        desired, base, missing, Path(path), refs, meta, sheets.ignored, _sheet_names(sheets), forms
     )
 
 
@@ -174,12 +181,18 @@ def _read_tables(
     ctx: Context,
     problems: list[WorkbookProblem],
     covered: set[tuple[str, int | None, str | None]],
+    forms: list[BidCell],
 ) -> dict[str, pd.DataFrame]:
-    """The edited tables, normalised and checked (their problems added to ``problems``)."""
+    """The edited tables, normalised and checked (their problems added to ``problems``);
+    the relative bids written (``+10%``, ``min``) added to ``forms``."""
     desired: dict[str, pd.DataFrame] = {}
     for table, parts in sheets.tables.items():
         parsed = _parse_parts(book, parts, SHEETS[table], problems, covered)
         _normalise(table, parsed, ctx)
+        if table in BID_COLUMNS:
+            cells, found = workbook_forms(table, parsed.df, parsed.rows, parsed.raw, ctx, parts)
+            forms += cells
+            problems += found
         if table == "campaigns":
             ctx.formats = {**_formats_of(parsed.df), **ctx.formats}
         problems += check_sheet(
@@ -285,7 +298,12 @@ def _parse(
             columns[col] = pd.Series(pd.array([None] * n, dtype=_text_dtype(dtype)))
             continue
         strip = col in sheet.key or isinstance(dtype, pd.CategoricalDtype)
-        columns[col], bad = to_column(raw[col], dtype, strip=strip)
+        values = raw[col]
+        if not base and BID_COLUMNS.get(sheet.table) == col:  # +10%, x1.2, min, rec-5%
+            values, forms, bad_forms = split_cells(values)
+            problems += _cell_problems(name, col, bad_forms)
+            unreadable.update(forms, (i for i, _, _ in bad_forms))  # rows kept, bids later
+        columns[col], bad = to_column(values, dtype, strip=strip)
         problems += _cell_problems(name, col, bad)
         unreadable.update(i for i, _, _ in bad)
     return _drop_blank(pd.DataFrame(columns, index=pd.RangeIndex(n)), raw, present, unreadable)

@@ -29,6 +29,7 @@ import pycountry
 from .. import spec
 from ..errors import WorkbookProblem
 from ..frames.schemas import SCHEMAS
+from ..stats.countries import code_advice, suggest_language
 from . import workbook_layout as layout
 from .workbook_layout import SHEETS
 
@@ -316,7 +317,9 @@ def _countries(df: pd.DataFrame, cols: set[str], out: _Problems, ctx: Context) -
     if "country" in cols:
         codes = df["country"]
         bad = _mask(codes.notna() & ~codes.isin(COUNTRY_CODES)) & out.fresh
-        out.add(bad, "country", "unknown country code (ISO 3166-1 alpha-2, like US)")
+        cells = out.raw.get("country", codes.tolist())
+        for pos in np.flatnonzero(bad):  # what it probably meant: UK -> GB
+            out.add([pos], "country", code_advice(str(cells[pos]).strip(), "country"))
     _bid(df, cols, out, "countries", ctx)
 
 
@@ -359,11 +362,26 @@ def _target_value_problem(
     if not kind.stored_as_int:
         return None
     if not (value.isascii() and value.isdigit() and value[0] != "0"):
-        return f"not a {kind.column} id (a positive integer)"
+        return f"not a {kind.column} id (a positive integer)" + _code_hint(kind, value, ctx)
     known = ctx.ref_ids(kind, fmt)
     if known is not None and value not in known:
         return f"unknown {kind.column} id"
     return None
+
+
+def _code_hint(kind: spec.TargetKind, value: str, ctx: Context) -> str:
+    """For a kind shown as ids but sent as codes (``language``): the id of the code ``value``
+    probably means (``en``, ``English`` -> ``; did you mean 41 (en, English)?``)."""
+    if not kind.sent_as_code:
+        return ""
+    code = suggest_language(value)
+    if code is None:
+        return ""
+    df = ctx.labels(kind)
+    found = None if df is None or "code" not in df else df[df["code"].astype(object) == code]
+    if found is None or found.empty:
+        return f"; did you mean the {kind.column} {code}? write its id from the dictionary"
+    return f"; did you mean {int(found['id'].iloc[0])} ({code}, {found['name'].iloc[0]})?"
 
 
 def _a(noun: str) -> str:

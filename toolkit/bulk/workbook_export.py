@@ -24,6 +24,7 @@ from ..frames.account import TABLES, Account
 from ..frames.cells import escape_formula
 from ..frames.schemas import REF_SCHEMAS, SCHEMA_VERSION
 from . import workbook_layout as layout
+from .workbook_account import ACCOUNT_KEY, exported_account
 from .workbook_layout import (
     BASE_PREFIX,
     COLUMNS,
@@ -328,7 +329,8 @@ def _note(sheet: Sheet, name: str, editable: bool) -> str:
 
 
 def _validation(sheet: Sheet, name: str, list_ranges: Mapping[str, str]) -> DataValidation | None:
-    """The data validation of a column: its drop-down list, a bid over 0, a text length."""
+    """The data validation of a column: its drop-down list, a text length (a bid is text:
+    a number or a change such as +10%, checked when the workbook is read)."""
     from openpyxl.worksheet.datavalidation import DataValidation
 
     if name in sheet.choices and sheet.choices[name] in list_ranges:
@@ -338,15 +340,6 @@ def _validation(sheet: Sheet, name: str, list_ranges: Mapping[str, str]) -> Data
             allow_blank=True,
             errorTitle=name,
             error=f"Pick a {name} from the list.",
-        )
-    if name == "bid":
-        return DataValidation(
-            type="decimal",
-            operator="greaterThan",
-            formula1="0",
-            allow_blank=True,
-            errorTitle=name,
-            error="A bid is more than 0.",
         )
     if name in ("title", "text") and sheet.table == "creatives":
         limit = spec.CREATIVE_TITLE_MAX if name == "title" else spec.CREATIVE_TEXT_MAX
@@ -407,6 +400,7 @@ def _meta(account: Account, tables: Mapping[str, pd.DataFrame]) -> list[tuple[st
         ("exported_at", pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")),
         ("loaded_at", account.loaded_at.isoformat()),
         ("source", redact(account.source) if account.source else ""),
+        (ACCOUNT_KEY, exported_account(account)),  # the user id: a plan checks it
         ("mode", account.mode),
         ("campaigns", str(len(tables.get("campaigns", ())))),
         ("tables", ", ".join(tables)),

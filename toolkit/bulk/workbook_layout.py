@@ -112,6 +112,8 @@ class Sheet:
     def number_format(self, column: str) -> str:
         """The number format of the column's cells."""
         dtype = self.dtype(column)
+        if column == "bid":  # text, so that +10% stays +10% (Excel would make it 0.1)
+            return TEXT_FORMAT
         if column in self.money:
             return MONEY_FORMAT
         if column == "ctr":
@@ -123,6 +125,11 @@ class Sheet:
         if isinstance(dtype, (pd.StringDtype, pd.CategoricalDtype)):
             return TEXT_FORMAT
         return "General"
+
+
+#: The header notes of the bid columns: a number, or a change of the bid at export.
+_BID_NOTE = "USD, more than 0; or a change of the exported bid: +10%, -5%, x1.2, min, rec, rec-5%"
+_BID_RULE_NOTE = "USD, more than 0; or a change of the exported bid: +10%, -5%, x1.2"
 
 
 def _names(kinds: Iterable[spec.TargetKind], last: str = ", ") -> str:
@@ -186,7 +193,7 @@ SHEETS: dict[str, Sheet] = {
             row="country a campaign targets, with its bid",
             money=("bid", "l_d_sum"),
             choices={"country": "country", "campaign_id": "campaign_id"},
-            notes={"country": lambda: spec.bid_kind().help, "bid": "USD, more than 0"},
+            notes={"country": lambda: spec.bid_kind().help, "bid": _BID_NOTE},
         ),
         Sheet(
             "targets",
@@ -214,7 +221,7 @@ SHEETS: dict[str, Sheet] = {
             row="bid for one source or subId of a campaign",
             money=("bid",),
             choices={"campaign_id": "campaign_id"},
-            notes={"item": "source id or subId (hexadecimal)", "bid": "USD, more than 0"},
+            notes={"item": "source id or subId (hexadecimal)", "bid": _BID_RULE_NOTE},
         ),
         Sheet(
             "cpa_rules",
@@ -324,6 +331,12 @@ _HOW_TO: tuple[tuple[str, str], ...] = (
         "Item sheets",
         "On countries, targets, lists, bid_rules and cpa_rules a row is one "
         "item: add a row to add an item, delete the row to drop it, change a bid in place.",
+    ),
+    (
+        "Bids",
+        "A bid is a number, or a change of the exported bid: +10%, -5%, x1.2; on countries "
+        "also the service's price for the campaign: min, rec, min+10%, rec-5%. The same "
+        "workbook applied twice changes nothing more.",
     ),
     (
         "Campaigns, creatives",

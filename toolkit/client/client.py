@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import sqlite3
 import threading
 import tomllib
 from dataclasses import dataclass, fields
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import spec
+from ..datadir import ENV_DATA, sandbox_state
 from ..errors import ConfigError
 from .account import Account
 from .apikey import (
@@ -135,6 +137,13 @@ class Client:
         refuse_pickle("a Client")
 
     @property
+    def service(self) -> str:
+        """The service the account lives on, to which journaled runs are bound: the base URL,
+        or for a sandbox with a state file ``sandbox:PATH#STATE`` (its port changes from process
+        to process, its file does not; a reset makes it another state)."""
+        return str(getattr(self.sandbox, "service", None) or self.base_url)
+
+    @property
     def key_source(self) -> str:
         """Where the api-key came from, its length and fingerprint (never the key)."""
         return self.transport.key_source
@@ -205,19 +214,57 @@ _SANDBOX: Any = None
 
 
 def _embedded_sandbox() -> Any:
-    """The process's built-in sandbox, started once and stopped at exit."""
+    """The process's built-in sandbox over the user's state (:func:`toolkit.datadir.
+    sandbox_state`), started once per state file and stopped at exit.
+
+    The state outlives the process: the demo account is the one every command and session of
+    the user sees, until ``campaign-toolkit sandbox reset``. Each process serves it on a port
+    of its own; several may at once (see :mod:`toolkit.sandbox.store`)."""
     global _SANDBOX
     with _SANDBOX_LOCK:
-        if _SANDBOX is None:
+        state = sandbox_state()
+        if _SANDBOX is None or not _SANDBOX.running or Path(_SANDBOX.db) != state:
             from ..sandbox import Sandbox
 
-            _SANDBOX = Sandbox().start()
-            atexit.register(_SANDBOX.stop)
+            try:
+                state.parent.mkdir(parents=True, exist_ok=True)
+                sandbox = Sandbox(db=state).start()
+            except (OSError, sqlite3.Error) as exc:
+                raise ConfigError(_state_problem(state, exc)) from None
+            atexit.register(sandbox.stop)
+            _SANDBOX = sandbox
             log.warning(
-                "No API key configured: using the built-in sandbox with its demo account at %s",
-                _SANDBOX.url,
+                "built-in sandbox, demo account, state in %s (no API key configured; serving"
+                " at %s; `campaign-toolkit sandbox reset` starts it over)",
+                state,
+                sandbox.url,
             )
         return _SANDBOX
+
+
+def _state_problem(state: Path, exc: BaseException) -> str:
+    """One line for a built-in sandbox state that cannot be opened, and what to do."""
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        return (
+            f"the built-in sandbox's state {state} is not a sandbox database ({exc}): move the"
+            f" file away (the next command seeds a new one), or set {ENV_DATA} to another folder"
+        )
+    return (
+        f"the built-in sandbox cannot keep its state in {state} ({exc}): set {ENV_DATA} to a"
+        " folder you can write, or configure an api-key"
+    )
+
+
+def sandbox_client(sandbox: Any, **options: Any) -> Client:
+    """A client of a running sandbox's demo account (``client.sandbox`` is the sandbox).
+
+    >>> from toolkit.sandbox import Sandbox                        # doctest: +SKIP
+    >>> with Sandbox(campaigns=5) as sb:                           # doctest: +SKIP
+    ...     sandbox_client(sb).campaigns.list()
+    """
+    client = Client(sandbox.url, ApiKey(sandbox.api_keys[0], FROM_SANDBOX), **options)
+    client.sandbox = sandbox
+    return client
 
 
 def config_path() -> Path:
@@ -266,7 +313,9 @@ def connect(
     naming where the key came from.
 
     With no key anywhere, the built-in sandbox is started (once per process) and the client
-    uses its demo account; a log line says so.
+    uses its demo account, whose state lives in ``sandbox.db`` of the user's data folder
+    (``$CAMPAIGN_TOOLKIT_DATA``, else ``~/.local/share/campaign-toolkit``) and so outlives the
+    process; a log line says so and where.
     """
     api_key = ApiKey.of(api_key, FROM_ARGUMENT)  # the raw string leaves this frame's locals
     config = read_config()
@@ -279,15 +328,13 @@ def connect(
     merged = {k: v for k, v in config.items() if k not in ("api_key", "base_url")}
     merged.update(options)
     if not key:
-        running = _SANDBOX
+        running = _SANDBOX if _SANDBOX is not None and _SANDBOX.running else None
         if url and (running is None or url.rstrip("/") != running.url):
             raise ConfigError(
                 f"a base URL is configured ({url}) but no api-key: set {ENV_KEY} or pass api_key"
             )
         sandbox = _embedded_sandbox()
-        client = Client(sandbox.url, ApiKey(sandbox.api_keys[0], FROM_SANDBOX), **merged)
-        client.sandbox = sandbox
-        return client
+        return sandbox_client(sandbox, **merged)
     if not url:
         raise ConfigError(
             f"an api-key is configured ({key.source}) but no base URL: set {ENV_URL}, pass"

@@ -27,10 +27,9 @@ import math
 from collections.abc import Mapping
 
 from .. import spec
+from ..frames.price_queries import PRICE_UNITS
 
 CPM, CPC = spec.MODES
-#: The unit of the price operation's prices, per format.
-PRICE_UNITS: dict[str, str] = {"push": CPC, "inpage": CPC, "pops": CPM, "video": CPM}
 #: Impressions per CPM unit.
 PER_MILLE = 1000.0
 

@@ -62,6 +62,7 @@ from ..bulk.guards import (
     live_counts,
     tripped,
 )
+from ..bulk.journal import service_of
 from ..bulk.plan import Plan, account_of, make_plan, read_live
 from ..bulk.workbook_layout import MAX_BID
 from ..frames import Account
@@ -486,7 +487,7 @@ def evaluate_rules(
     if not isinstance(account, Account):
         client, account = account, read_live(account)
     state = _State.of(account)
-    where = client.base_url if client is not None else account.source
+    where = service_of(client) if client is not None else account.source
     memory = Memory.read(journal, rules, where, account_of(account), last_day(source, as_of))
     decisions = _decided(rules, source, account, state, memory, as_of, plan_options)
     tables = desired(account, state)

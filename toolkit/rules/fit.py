@@ -106,15 +106,15 @@ class Fit:
         if not n:
             return None
         shown = ", ".join(map(str, self.missing[:SHOWN_CAMPAIGNS]))
-        more = f", ... ({n} in all)" if n > SHOWN_CAMPAIGNS else ""
+        more = f" and {n - SHOWN_CAMPAIGNS} more" if n > SHOWN_CAMPAIGNS else ""
         if self.none_known:
             head = f"none of the {n} campaign(s) of the statistics is in the account"
         else:
             head = f"{n} campaign(s) of the statistics are not in the account"
         return (
             f"{head}: {shown}{more}; are they the tracker's ids? Name the column with the"
-            " network's campaign id (columns=) or give a campaign map (campaign_map=,"
-            " --campaign-map FILE)"
+            " network's campaign id (columns=, --column NAME=campaign_id) or give a campaign map"
+            " (campaign_map=, --campaign-map FILE)"
         )
 
     def refused_lines(self) -> list[str]:
@@ -123,7 +123,7 @@ class Fit:
         out = []
         for status, keys in self.refused.items():
             shown = ", ".join(repr(k) for k in keys[:3])
-            more = f", ... ({len(keys)} in all)" if len(keys) > 3 else ""
+            more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
             out.append(
                 f"{len(keys)} item(s) left out of the plan, the service does not take them"
                 f" ({status.removeprefix(NOT_ACCEPTED + ': ')}): {shown}{more}"

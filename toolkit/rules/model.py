@@ -282,6 +282,8 @@ def _entries(source: Any) -> tuple[list[Any], dict[str, Any], list[RuleProblem]]
         bad = sorted(set(defaults) - set(FIELDS))
         problems = [RuleProblem(None, None, k, "unknown key") for k in bad]
         entries = source["rules"]
+        if entries is None:  # ``rules:`` and nothing under it
+            return [], defaults, [*problems, RuleProblem(None, None, "rules", "empty: no rules")]
         if not isinstance(entries, Sequence) or isinstance(entries, str):
             return [], defaults, [*problems, RuleProblem(None, None, "rules", "not a list")]
         return list(entries), {k: v for k, v in defaults.items() if k in FIELDS}, problems
@@ -289,6 +291,9 @@ def _entries(source: Any) -> tuple[list[Any], dict[str, Any], list[RuleProblem]]
         return [source], {}, []
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes)):
         return list(source), {}, []
+    if source is None:
+        what = "no rules given (None): pass a rules file, a dict or a list of rules"
+        return [], {}, [RuleProblem(None, None, None, what)]
     return (
         [],
         {},

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +87,11 @@ class Sandbox:
         if self._server is not None:
             return self
         self.faults.stopping.clear()
+        refs = load_refs()  # before the seed's transaction: other processes wait less
         self.store = Store(self.db)
-        if self.store.is_empty():
-            seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
+        self._seed_if_empty()
         logs.remember(self.store.api_keys())
-        self.app = App(self.store, load_refs(), self.config, self.faults, self._control)
+        self.app = App(self.store, refs, self.config, self.faults, self._control)
         try:
             self._server = Server(self.host, self.port, self.app)
         except OSError as exc:
@@ -99,6 +100,30 @@ class Sandbox:
             raise OSError(f"cannot listen on {self.host}:{self.port}: {exc.strerror}") from exc
         self._server.start()
         return self
+
+    def _seed_if_empty(self) -> None:
+        """Seed an empty store, or take the size and seed of the one found. One transaction:
+        of processes opening the same new file at once, one seeds and the others see it."""
+        assert self.store is not None
+        with self.store.transaction():
+            if self.store.is_empty():
+                seed_store(
+                    self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts
+                )
+                self._new_state_id()
+            self.campaigns = int(self.store.meta("campaigns", str(self.campaigns)) or 0)
+            self.seed = int(self.store.meta("seed", str(self.seed)) or 0)
+            self.accounts = int(self.store.meta("accounts", str(self.accounts)) or 1)
+
+    def _new_state_id(self) -> None:
+        """Name this seeding of the state: runs journaled on it are bound to it, so that after
+        a reset they are runs of another account (see :attr:`service`)."""
+        assert self.store is not None
+        with self.store.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('state', ?)",
+                (uuid.uuid4().hex[:8],),
+            )
 
     def stop(self) -> None:
         """Stop serving; requests held by latency or a hang are answered 503 at once."""
@@ -129,6 +154,21 @@ class Sandbox:
     # ------------------------------------------------------------------ properties
 
     @property
+    def service(self) -> str:
+        """What runs journaled on this sandbox are bound to: its URL; with a state file, the file
+        and the seeding of its state (``sandbox:/path/state.db#1a2b3c4d``), the same in every
+        process that serves the file (each on a port of its own) until a reset."""
+        if not self.db:
+            return self.url
+        assert self.store is not None, "the sandbox is not running"
+        return f"sandbox:{Path(self.db).resolve()}#{self.store.meta('state', '')}"
+
+    @property
+    def running(self) -> bool:
+        """Whether the sandbox is serving (started and not stopped)."""
+        return self._server is not None
+
+    @property
     def url(self) -> str:
         """The base URL, e.g. ``http://127.0.0.1:54321``."""
         if self._server is None:
@@ -147,17 +187,39 @@ class Sandbox:
     def reset(
         self, campaigns: int | None = None, seed: int | None = None, accounts: int | None = None
     ) -> list[str]:
-        """Drop all state and seed again; returns the new api keys."""
+        """Drop all state and seed again (one transaction: another process on the same file
+        sees the old state or the new, never an empty one); returns the new api keys."""
         assert self.store is not None, "the sandbox is not running"
         self.campaigns = self.campaigns if campaigns is None else int(campaigns)
         self.seed = self.seed if seed is None else int(seed)
         self.accounts = self.accounts if accounts is None else int(accounts)
-        with self.store.lock:
+        with self.store.transaction():
             self.store.clear()
             seed_store(self.store, campaigns=self.campaigns, seed=self.seed, accounts=self.accounts)
+            self._new_state_id()
         keys = self.store.api_keys()
         logs.remember(keys)
         return keys
+
+    @classmethod
+    def reset_file(
+        cls, db: str | Path, *, campaigns: int = 50, seed: int = DEFAULT_SEED, accounts: int = 2
+    ) -> int | None:
+        """Seed the state file ``db`` anew without serving it (processes serving it go on, on
+        the new state); returns the demo account's campaigns before, None when it had none."""
+        sandbox = cls(campaigns=campaigns, db=db, seed=seed, accounts=accounts)
+        sandbox.store = Store(db)
+        try:
+            with sandbox.store.transaction() as conn:
+                row = conn.execute(
+                    "SELECT count(c.id) FROM accounts a LEFT JOIN campaigns c USING(user_id)"
+                    " GROUP BY a.user_id ORDER BY a.user_id LIMIT 1"
+                ).fetchone()
+                sandbox.reset()
+        finally:
+            sandbox.store.close()
+            sandbox.store = None
+        return None if row is None else int(row[0])
 
     def moderate(
         self,

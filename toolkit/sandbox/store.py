@@ -5,6 +5,10 @@ reads and writes form one transaction that no other request interleaves with. La
 fault injection happen outside the lock, so concurrent clients still overlap their waits.
 
 State lives in memory by default, or in a file (``db="state.db"``) that survives a restart.
+Several processes may serve the same file at once: each transaction starts with
+``BEGIN IMMEDIATE`` (one writer at a time, the others wait up to :data:`BUSY_TIMEOUT`
+seconds), ids come from SQLite inside that transaction, and nothing of the state is kept in
+memory between requests, so no process reads a stale copy of another's writes.
 """
 
 from __future__ import annotations
@@ -140,6 +144,9 @@ CREATE TABLE IF NOT EXISTS files(
 ) WITHOUT ROWID;
 """
 
+#: Seconds a transaction waits for another process's transaction on the same file.
+BUSY_TIMEOUT = 60.0
+
 TABLES: tuple[str, ...] = (
     "files",
     "creative_files",
@@ -171,7 +178,10 @@ class Store:
     def __init__(self, db: str | Path | None = None) -> None:
         self.path = str(db) if db else ":memory:"
         self.lock = threading.RLock()
-        self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._depth = 0  # transactions open on this connection (nested ones join the outer)
+        self.conn = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT
+        )
         self.conn.row_factory = sqlite3.Row
         # case-insensitive substring filters beyond ASCII (SQLite's lower() is ASCII only)
         self.conn.create_function("fold", 1, _fold, deterministic=True)
@@ -182,14 +192,27 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Hold the lock and run one transaction: committed on success, rolled back on error."""
+        """Hold the lock and run one transaction: committed on success, rolled back on error.
+
+        A transaction opened inside another (of the same thread) joins it: the outer one
+        commits or rolls back the whole."""
         with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
             self.conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
             try:
                 yield self.conn
             except BaseException:
+                self._depth = 0
                 self.conn.execute("ROLLBACK")
                 raise
+            self._depth = 0
             self.conn.execute("COMMIT")
 
     def is_empty(self) -> bool:

@@ -43,6 +43,7 @@ TRACKERS = {
 }
 HOW = (
     "pass campaign_map= (--campaign-map) or name the column holding the network's id with columns="
+    " (--column NAME=campaign_id)"
 )
 CampaignMap = Mapping[Any, Any] | str | os.PathLike[str]
 

@@ -140,7 +140,7 @@ def _zip_kind(path: Path) -> str:
         return "ods"
     if "word/document.xml" in names:
         raise refuse(path, "this is a Word document, not a statistics export")
-    inside = ", ".join(n for n in names[:3]) + (", ..." if len(names) > 3 else "")
+    inside = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     raise refuse(path, f"this is a zip archive (of {inside or 'nothing'}): unpack it first")
 
 

@@ -24,6 +24,7 @@ from ..errors import StatsProblem
 UNNAMED = (
     "a grouped report (Level, Name): say what each level of its grouping is with columns=,"
     ' e.g. {"Level 1": "date", "Level 2": "tracker_campaign", "Level 3": "source"}'
+    " (on the command line --column 'Level 1=date' --column 'Level 2=tracker_campaign' ...)"
 )
 BAD_LEVEL = "not a level of the grouping (1, 2, ...)"
 

@@ -78,10 +78,11 @@ def note(skipped: Sequence[tuple[int, Any]], where: str | None) -> str:
     >>> note([(42, "totals row ('Total' in Date)")], "s.csv")
     's.csv: skipped 1 totals row (line 42)'
     """
-    lines = [str(line) for line, _ in skipped[:5]] + (["..."] if len(skipped) > 5 else [])
     n = len(skipped)
+    more = f" and {n - 5} more" if n > 5 else ""
+    lines = ", ".join(str(line) for line, _ in skipped[:5]) + more
     rows, at = ("row", "line") if n == 1 else ("rows", "lines")
-    return f"{where or 'statistics'}: skipped {n} totals {rows} ({at} {', '.join(lines)})"
+    return f"{where or 'statistics'}: skipped {n} totals {rows} ({at} {lines})"
 
 
 __all__ = ["PATTERN", "note", "totals_rows", "totals_sql"]

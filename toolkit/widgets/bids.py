@@ -24,6 +24,7 @@ from ..reports.zones import ZONES, zone
 from .edits import BID_EDITS, COUNTRIES, add_countries, drop_countries, new_bids
 from .form import Form, button
 from .kinds import dictionary_options
+from .money import MoneyText, parse_amount
 
 PAGE_ROWS = 50
 
@@ -34,12 +35,14 @@ class BidForm(Form):
     edits), ``prices_button`` (``ct-prices``),
     ``bids_view`` (HTML, ``ct-bid-table``, one page), ``prev_button``/``next_button``
     (``ct-prev``/``ct-next``), ``how`` (Dropdown, ``Edit``: ``set``, ``percent``, ``minimum``,
-    ``recommended``, ``cap``), ``amount`` (FloatText, ``Value``), ``change_button``
-    (``ct-change``), ``new_country`` (Dropdown, ``Country``), ``new_bid`` (FloatText,
+    ``recommended``, ``cap``), ``amount`` (:class:`~toolkit.widgets.money.MoneyText`,
+    ``Value``: USD, or % for a change), ``change_button``
+    (``ct-change``), ``new_country`` (Dropdown, ``Country``), ``new_bid`` (MoneyText,
     ``Bid (USD)``), ``add_button`` (``ct-add-country``), ``remove_button``
     (``ct-remove-country``). CSS class ``ct-bid-form``."""
 
     css = "ct-bid-form"
+    key = "bids"
     title = "Country bids"
 
     def build(self) -> list[w.Widget]:
@@ -68,12 +71,12 @@ class BidForm(Form):
             description="Edit",
             tooltip="how to change the bids",
         )
-        self.amount = w.FloatText(value=0.0, description="Value", tooltip="USD, or % for a change")
+        self.amount = MoneyText("Value", tooltip="USD, or % for a change (-5 lowers by 5 %)")
         self.change_button = button(
             "Change bids of the rows", "change the bids of the rows shown (all pages)", "ct-change"
         )
         self.new_country = w.Dropdown(options=[], description="Country")
-        self.new_bid = w.FloatText(value=0.0, description="Bid (USD)")
+        self.new_bid = MoneyText("Bid (USD)", tooltip="the bid of the country added")
         self.add_button = button("Add country", "target the country at the bid", "ct-add-country")
         self.remove_button = button(
             "Remove countries",
@@ -171,17 +174,24 @@ class BidForm(Form):
 
     def change(self) -> None:
         """Change the bids of :meth:`rows` as ``how`` and ``amount`` say."""
+        if not self.selected:
+            raise ValueError("select campaigns first: an edit goes to the selected campaigns")
         rows = self.rows()
         if not len(rows):
             raise ValueError("no row to change: select campaigns (and countries)")
         how = self.how.value
-        if BID_EDITS[how][1] and rows["minimum"].isna().all():
+        amount = None
+        if not BID_EDITS[how][1]:  # the edits by an amount read it, the others need prices
+            amount = parse_amount(
+                self.amount.value, self.amount.description, unit="%" if how == "percent" else "USD"
+            )
+        elif rows["minimum"].isna().all():
             raise ValueError("no price for these rows: ask them first (the Get prices button)")
-        new = new_bids(rows["bid"], how, self.amount.value, rows["minimum"], rows["recommended"])
+        new = new_bids(rows["bid"], how, amount, rows["minimum"], rows["recommended"])
         moved = new.notna() & (new.round(6) != rows["bid"].round(6))
         df = self.table(COUNTRIES).copy()
         df.loc[new.index[moved], "bid"] = new[moved].to_numpy()
-        label = BID_EDITS[how][0] + (f" {self.amount.value:g}" if not BID_EDITS[how][1] else "")
+        label = BID_EDITS[how][0] + (f" {amount:g}" if amount is not None else "")
         self.edit(COUNTRIES, df, f"bids {label}: {int(moved.sum()):,} of {len(rows):,} row(s)")
 
     def add_country(self) -> None:
@@ -189,12 +199,9 @@ class BidForm(Form):
         if not code:
             raise ValueError("pick a country to add")
         ids = self._allowed()
-        df = add_countries(self.table(COUNTRIES), ids, [code], self.new_bid.value)
-        self.edit(
-            COUNTRIES,
-            df,
-            f"add country {code} at {self.new_bid.value:g} on {len(ids):,} campaign(s)",
-        )
+        bid = self.new_bid.amount()
+        df = add_countries(self.table(COUNTRIES), ids, [code], bid)
+        self.edit(COUNTRIES, df, f"add country {code} at {bid:g} on {len(ids):,} campaign(s)")
 
     def remove_countries(self) -> None:
         codes = list(self.countries.value)
@@ -261,13 +268,18 @@ class BidForm(Form):
                 f"<tr><td>{cid}</td><td>{html.escape(str(names.get(cid, '')))}</td>"
                 f"<td>{html.escape(code)}</td><td>{shown}</td><td>{_money(row.minimum)}</td>"
                 f"<td>{_money(row.recommended)}</td>"
-                f"<td>{html.escape(str(row.zone or ''))}</td></tr>"
+                f"<td>{html.escape(_word(row.zone))}</td></tr>"
             )
         head = "".join(
             f"<th>{h}</th>"
             for h in ("campaign", "name", geo, "bid", "minimum", "recommended", "zone")
         )
         return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(cells)}</tbody></table>"
+
+
+def _word(value: object) -> str:
+    """A cell's text: empty for a missing value (None, NaN, NA), never ``nan``."""
+    return "" if value is None or bool(pd.isna(value)) else str(value)  # type: ignore[arg-type]
 
 
 def _money(value: object) -> str:

@@ -25,13 +25,14 @@ from ..bulk.plan import Plan, make_plan
 from ..bulk.undo import undo
 from ..errors import PlanRefused
 from .picker import CampaignPicker
+from .runs import item_count, last_run, undo_run
 from .session import Session
+from .style import coloured, style_sheet
 
 log = logging.getLogger("toolkit.widgets")
 
 #: Rows of a run's outcomes shown in the form (the rest counted).
 SHOWN_OUTCOMES = 200
-COLOURS = {"info": "#333", "ok": "#1b7837", "error": "#b2182b"}
 
 
 def one_line(exc: BaseException) -> str:
@@ -60,13 +61,20 @@ class Form(w.VBox):
     ``picker``, ``edited`` (the edited tables), ``notes`` (the edits in words),
     ``preview_button`` (``ct-preview``), ``apply_button`` (``ct-apply``), ``undo_button``
     (``ct-undo``), ``clear_button`` (``ct-clear``), ``allow`` (guard -> Checkbox, described
-    ``allow <guard>``), ``progress`` (IntProgress, ``ct-progress``), ``status`` (HTML,
-    ``ct-status``; its text in ``message``, ``level`` info/ok/error), ``plan_view`` (HTML,
-    ``ct-plan``), ``result_view`` (HTML, ``ct-result``), ``last_plan``, ``last_result``, ``runs``.
+    ``allow <guard>``, unticked after every run), ``progress`` (IntProgress, ``ct-progress``,
+    counting items), ``status`` (HTML, ``ct-status``; its text in ``message``, ``level``
+    info/ok/error), ``plan_view`` (HTML, ``ct-plan``), ``result_view`` (HTML, ``ct-result``),
+    ``last_plan``, ``last_result``, ``runs`` (the runs applied here), ``busy`` (a run is in
+    flight: the buttons are disabled and the form has the CSS class ``ct-busy``).
+
+    Runs are journaled with the form's :attr:`source` (``form:<key>``): Undo finds the form's
+    last run in the journal, also in a new kernel over the same journal file.
     """
 
     css = "ct-form"
     title = "Form"
+    #: The form's name in the journal (``form:<key>``).
+    key = "form"
 
     def __init__(
         self,
@@ -86,6 +94,7 @@ class Form(w.VBox):
         self.last_plan: Plan | None = None
         self.last_result: ApplyResult | None = None
         self.message, self.level = "", "info"
+        self.busy = False
         self._make_common()
         body = self.build()
         children = ([self.picker] if own_picker else []) + body + self._common()
@@ -110,7 +119,7 @@ class Form(w.VBox):
         self.preview_button = button("Preview", "show the calls the edits mean", "ct-preview")
         self.apply_button = button("Apply", "send the edits", "ct-apply", "warning")
         self.undo_button = button("Undo last run", "revert this form's last run", "ct-undo")
-        self.progress = w.IntProgress(value=0, min=0, max=1, description="Calls")
+        self.progress = w.IntProgress(value=0, min=0, max=1, description="Items")
         self.progress.add_class("ct-progress")
         self.status = w.HTML()
         self.status.add_class("ct-status")
@@ -126,6 +135,7 @@ class Form(w.VBox):
     def _common(self) -> list[w.Widget]:
         actions = w.HBox([self.preview_button, self.apply_button, self.undo_button, self.progress])
         return [
+            style_sheet(),
             w.HBox([self.pending, self.clear_button]),
             w.HBox(list(self.allow.values())),
             actions,
@@ -147,6 +157,11 @@ class Form(w.VBox):
         return self.session.account
 
     @property
+    def source(self) -> str:
+        """The form's name in the journal: ``form:bids``."""
+        return f"form:{self.key}"
+
+    @property
     def selected(self) -> tuple[int, ...]:
         return self.picker.selected
 
@@ -156,7 +171,10 @@ class Form(w.VBox):
         return self.account.table(name) if found is None else found
 
     def edit(self, name: str, df: pd.DataFrame, note: str) -> None:
-        """Keep ``df`` as the edited table ``name``; ``note`` says the edit in words."""
+        """Keep ``df`` as the edited table ``name``; ``note`` says the edit in words. Refused
+        (nothing kept) when no campaign is selected."""
+        if not self.selected:
+            raise ValueError("select campaigns first: an edit goes to the selected campaigns")
         self.edited[name] = df
         self.notes.append(note)
         self._show_pending()
@@ -182,10 +200,7 @@ class Form(w.VBox):
     def say(self, message: str, level: str = "info") -> None:
         """One line in the status widget."""
         self.message, self.level = message, level
-        colour = COLOURS.get(level, COLOURS["info"])
-        self.status.value = (
-            f"<span class='ct-status-{level}' style='color:{colour}'>{html.escape(message)}</span>"
-        )
+        self.status.value = coloured(message, level)
 
     def _guarded(self, action: str, func: Callable[[], Any]) -> None:
         """``func()``, its error shown as one line in the form, never as a traceback."""
@@ -199,6 +214,8 @@ class Form(w.VBox):
                 f"'allow {exc.guard}' to go ahead.",
                 "error",
             )
+        except ValueError as exc:  # a bad value: its message says where and what
+            self.say(f"{action}: {one_line(exc)}", "error")
         except Exception as exc:  # noqa: BLE001 - shown in the form, not as a traceback
             log.debug("%s failed", action, exc_info=True)
             self.say(f"{action}: {type(exc).__name__}: {one_line(exc)}", "error")
@@ -225,6 +242,7 @@ class Form(w.VBox):
             allow=self.allowed(),
             **self.plan_options(),
         )
+        plan.source = self.source
         self.last_plan = plan
         return plan
 
@@ -236,16 +254,25 @@ class Form(w.VBox):
     def preview(self) -> Plan:
         plan = self.plan()
         self.plan_view.value = plan._repr_html_()
-        changes = len(plan.changes()) if len(plan) else 0
+        if not len(plan):
+            self.say("Nothing to apply: no edit changes the account", "info")
+            return plan
+        changes = len(plan.changes())
         self.say(f"{len(plan)} call(s), {changes} change(s); Apply sends them", "info")
         return plan
 
     def apply(self) -> ApplyResult | None:
+        """Preview the pending edits and send them (journaled). With nothing pending (a
+        second click on Apply) it says so, sends nothing and leaves the last result shown."""
+        if not self.edited:
+            last = f"; the last run, {self.runs[-1]}, is shown below" if self.runs else ""
+            self.say(f"Nothing to apply: no edit pending{last}", "info")
+            return None
         plan = self.preview()
         if not len(plan):
-            self.say("nothing to apply: no edit changes the account", "info")
             return None
-        result = self._run(lambda: plan.apply(self.session.client, **self._apply_options()), plan)
+        options = self._apply_options()
+        result = self._run("Applying", lambda: plan.apply(self.session.client, **options), plan)
         self.say(f"applied: {_counts(result)}; run {result.run_id}", _level(result))
         self.runs.append(str(result.run_id))
         self.edited, self.notes = {}, []
@@ -254,37 +281,66 @@ class Form(w.VBox):
         return result
 
     def undo_last(self) -> ApplyResult | None:
-        if not self.runs:
-            self.say("no run of this form to undo", "info")
+        """Undo this form's last run (of the same form and account, found in the journal, so
+        also after a reload), once: when it is undone already, say so and send nothing (an
+        earlier run is never undone in its place)."""
+        client, journal = self.session.client, self.session.journal
+        found = last_run(journal, self.source, client, self.account)
+        if found is None:
+            self.say(f"No run of this form to undo in the journal {journal.path}", "info")
             return None
-        run_id = self.runs[-1]
-        journal = self.session.journal
+        if found.undone_by is not None:
+            self.say(
+                f"Run {found.run_id} is already undone (by run {found.undone_by}); nothing"
+                " sent. Undo takes back this form's last run only.",
+                "info",
+            )
+            return None
+        plan, nothing = undo_run(client, found.run_id, journal)
+        if nothing:
+            self.say(nothing, "info")
+            return None
         result = self._run(
-            lambda: undo(self.session.client, run_id, journal=journal, progress=False), None
+            f"Undoing run {found.run_id}",
+            lambda: undo(client, found.run_id, journal=journal, progress=False, plan=plan),
+            plan,
         )
-        self.runs.pop()
-        self.say(f"undone run {run_id}: {_counts(result)}", _level(result))
+        self.say(f"undone run {found.run_id}: {_counts(result)}", _level(result))
         self._reload(result)
         return result
 
     def _apply_options(self) -> dict[str, Any]:
         return {"progress": False, "journal": self.session.journal}
 
-    def _run(self, func: Callable[[], ApplyResult], plan: Plan | None) -> ApplyResult:
-        """``func()`` with the progress bar following the journal's answered calls."""
+    def _set_busy(self, busy: bool) -> None:
+        """Disable Preview, Apply, Undo and Clear while a run is in flight (CSS ``ct-busy``)."""
+        self.busy = busy
+        for b in (self.preview_button, self.apply_button, self.undo_button, self.clear_button):
+            b.disabled = busy
+        (self.add_class if busy else self.remove_class)("ct-busy")
+
+    def _run(self, doing: str, func: Callable[[], ApplyResult], plan: Plan) -> ApplyResult:
+        """``func()`` (a run of ``plan``), the form busy meanwhile and the progress bar
+        counting the items answered; the allow boxes unticked after it, whatever happened."""
         journal = self.session.journal
-        self.progress.value = 0
-        self.progress.max = max(1, len(plan) if plan is not None else 1)
+        total = item_count(plan)
+        self.progress.value, self.progress.max = 0, max(1, total)
 
-        def answered(seq: int) -> None:
-            self.progress.max = max(self.progress.max, seq + 1)
-            self.progress.value = seq + 1
+        def answered(_seq: int, items: int) -> None:
+            done = self.progress.value + items
+            self.progress.max = max(self.progress.max, done)
+            self.progress.value = done
 
+        self._set_busy(True)
+        self.say(f"{doing}: {total:,} item(s) in {len(plan):,} call(s)...", "info")
         journal.on_answer = answered
         try:
             result = func()
         finally:
             journal.on_answer = None
+            self._set_busy(False)
+            for box in self.allow.values():
+                box.value = False
         self.progress.value = self.progress.max
         self.last_result = result
         self.result_view.value = result_html(result)
@@ -298,8 +354,8 @@ class Form(w.VBox):
 
 
 def _counts(result: ApplyResult) -> str:
-    counts = pd.Series([o.outcome for o in result.outcomes], dtype=object).value_counts()
-    return ", ".join(f"{n} {k}" for k, n in counts.items()) or "no item"
+    """The plan's changes counted as the preview counts them: ``3 of 3 changes``."""
+    return result.counted()
 
 
 def _level(result: ApplyResult) -> str:

@@ -23,7 +23,10 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import spec
+from ..stats import countries
 from .edits import Pasted, kind_problem, normal_value, read_paste
+from .money import MoneyText
+from .style import coloured
 
 Option = tuple[str, str]  # (group, value)
 WIDE = w.Layout(width="95%")
@@ -71,31 +74,53 @@ class Chooser:
         """Forget what was picked."""
 
 
+def code_suggestion(kind: spec.TargetKind, text: str) -> tuple[str, str | None]:
+    """For a kind typed as codes (countries, languages: :mod:`toolkit.stats.countries`), what
+    is wrong with ``text`` as a code (``""``: nothing, or not such a kind) and the code it
+    probably means (None when nothing fits or it could mean two)."""
+    suggest = getattr(countries, f"suggest_{kind.name}", None)
+    if suggest is None or not text.strip():
+        return "", None
+    return countries.code_problem(text.strip(), kind.name), suggest(text)
+
+
 class OptionsChooser(Chooser):
-    """A filter box and a multi-select over known options (a closed set or a dictionary)."""
+    """A filter box and a multi-select over known options (a closed set or a dictionary).
+    A country or language typed as a code or a name it does not find (``UK``, ``Germny``)
+    gets a suggestion under the box (``note``), and the suggested entry is listed."""
 
     def __init__(self, kind: spec.TargetKind, options: list[tuple[str, Option]]) -> None:
         super().__init__()
+        self.kind = kind
         self.all = options
         self.labels = {v: label for label, (_g, v) in options}
         self.filter = w.Text(
             description="Find",
-            placeholder=f"part of a {kind.name} name",
+            placeholder=f"part of a name ({kind.title})",
             continuous_update=True,
             layout=WIDE,
         )
         self.options = w.SelectMultiple(
-            options=options, rows=8, description=f"Add {kind.name}", layout=WIDE
+            options=options, rows=8, description="To add", tooltip=kind.name, layout=WIDE
         )
+        self.note = w.HTML()
+        self.note.add_class("ct-find-note")
         self.filter.observe(lambda _c: self._refilter(), "value")
-        self.widget = w.VBox([self.filter, self.options])
+        self.widget = w.VBox([self.filter, self.options, self.note])
 
     def _refilter(self) -> None:
         text = self.filter.value.strip().lower()
         keep = set(self.options.value)
-        shown = [o for o in self.all if not text or text in o[0].lower() or o[1] in keep]
+        found = [o for o in self.all if not text or text in o[0].lower()]
+        problem, code = code_suggestion(self.kind, self.filter.value)
+        extra = [o for o in self.all if code and o[0].endswith(f"({code})") and o not in found]
+        shown = extra + [o for o in self.all if o in found or o[1] in keep]
         self.options.options = shown
         self.options.value = tuple(v for _label, v in shown if v in keep)
+        if problem and (extra or not found):
+            self.note.value = coloured(problem + (" (listed first)" if extra else ""), "error")
+        else:
+            self.note.value = ""
 
     def chosen(self) -> list[Option]:
         return list(self.options.value)
@@ -113,12 +138,12 @@ class SearchChooser(Chooser):
         self.kind, self._search = kind, search
         self.text = w.Text(
             description="Search",
-            placeholder=f"{spec.SEARCH_MIN_CHARS} characters or more of a {kind.name} name",
+            placeholder=f"{spec.SEARCH_MIN_CHARS} characters or more of a name ({kind.title})",
             continuous_update=True,
             layout=WIDE,
         )
         self.options = w.SelectMultiple(
-            options=[], rows=8, description=f"Add {kind.name}", layout=WIDE
+            options=[], rows=8, description="To add", tooltip=kind.name, layout=WIDE
         )
         self.note = w.HTML()
         self.text.observe(lambda _c: self.search(), "value")
@@ -132,7 +157,7 @@ class SearchChooser(Chooser):
         try:
             found = self._search(self.kind.name, text)
         except Exception as exc:  # noqa: BLE001 - one line under the box
-            self.note.value = f"<span style='color:#b2182b'>search: {html.escape(str(exc))}</span>"
+            self.note.value = coloured(f"search: {exc}", "error")
             return
         keep = set(self.options.value)
         self.labels.update({normal_value(self.kind, k): v for k, v in found.items()})
@@ -157,8 +182,9 @@ class TextChooser(Chooser):
         super().__init__()
         self.kind = kind
         self.text = w.Textarea(
-            description=f"Add {kind.name}",
-            placeholder=f"one {kind.help or kind.name} a line",
+            description="To add",
+            tooltip=kind.name,
+            placeholder=f"one {kind.help or kind.title} a line",
             continuous_update=True,
             rows=5,
             layout=WIDE,
@@ -170,10 +196,8 @@ class TextChooser(Chooser):
 
     def check(self) -> Pasted:
         self.pasted = read_paste(self.text.value, kind_problem(self.kind))
-        colour = "#b2182b" if self.pasted.problems else "#333"
-        self.note.value = (
-            f"<span style='color:{colour}'>{html.escape(self.pasted.summary())}</span>"
-        )
+        level = "error" if self.pasted.problems else "info"
+        self.note.value = coloured(self.pasted.summary(), level)
         return self.pasted
 
     def chosen(self) -> list[Option]:
@@ -216,12 +240,17 @@ class KindEditor(w.VBox):
         self.list_type = w.ToggleButtons(
             options=list(spec.LIST_TYPES), description="List", tooltip="black or white list"
         )
-        self.bid = w.FloatText(value=0.0, description="Bid (USD)", tooltip="bid of added values")
+        self.bid = MoneyText("Bid (USD)", tooltip="bid of added values")
+        auto = w.Layout(width="auto")
         self.add_button = w.Button(
-            description=f"Add {kind.name}", tooltip="add the values picked to the campaigns"
+            description=f"Add {kind.title}",
+            tooltip=f"add the values picked to the campaigns ({kind.name})",
+            layout=auto,
         )
         self.drop_button = w.Button(
-            description=f"Drop {kind.name}", tooltip="drop the values picked under 'Has'"
+            description=f"Drop {kind.title}",
+            tooltip=f"drop the values picked under 'Has' ({kind.name})",
+            layout=auto,
         )
         self.add_button.add_class("ct-add")
         self.drop_button.add_class("ct-drop")
@@ -272,8 +301,9 @@ def current_rows(
     for (g, lt_, v), n in counts.items():
         total = int(per_group.get(g, 0))
         share = "all" if n == total else f"{n} of {total}"
-        name = labels.get((g, v)) or labels.get(v) or v
-        label = f"{lt_ + ': ' if lt_ else ''}{g + ': ' if g else ''}{name} ({v}) - {share}"
+        name = str(labels.get((g, v)) or labels.get(v) or v)
+        named = name if name == v or name.endswith(f"({v})") else f"{name} ({v})"  # code once
+        label = f"{lt_ + ': ' if lt_ else ''}{g + ': ' if g else ''}{named} - {share}"
         rows.append((label, (str(g), str(lt_), str(v))))
     return sorted(rows, key=lambda r: r[0].lower())
 

@@ -13,8 +13,6 @@ picking them.
 
 from __future__ import annotations
 
-import html
-
 import ipywidgets as w
 import pandas as pd
 
@@ -35,6 +33,8 @@ from .edits import (
     set_rules,
 )
 from .form import Form, button
+from .money import MoneyText
+from .style import coloured
 
 AREA = w.Layout(width="95%", height="8em")
 
@@ -44,21 +44,22 @@ def _choice(description: str, options: tuple[str, ...]) -> w.Dropdown:
 
 
 def _checked(view: w.HTML, pasted: Pasted) -> None:
-    colour = "#b2182b" if pasted.problems else "#333"
-    view.value = f"<span style='color:{colour}'>{html.escape(pasted.summary())}</span>"
+    view.value = coloured(pasted.summary(), "error" if pasted.problems else "info")
 
 
 class ListForm(Form):
     """Lists, bid rules and CPA rules. Widgets: ``list_name`` (Dropdown, ``List``), ``paste``
     (Textarea, ``Items``), ``paste_check`` (HTML, ``ct-paste-check``), ``add_button``
     (``ct-list-add``), ``drop_button`` (``ct-list-drop``); ``rule_items`` (Textarea,
-    ``Rule items``), ``rule_bid`` (FloatText, ``Rule bid``), ``rule_check``, ``rule_set_button``
+    ``Rule items``), ``rule_bid`` (:class:`~toolkit.widgets.money.MoneyText`, ``Rule bid``),
+    ``rule_check``, ``rule_set_button``
     (``ct-rule-set``), ``rule_drop_button`` (``ct-rule-drop``); ``cpa`` (field -> widget,
     described by the field's name), ``cpa_add_button`` (``ct-cpa-add``), ``cpa_rules``
     (SelectMultiple, ``CPA rules``), ``cpa_drop_button`` (``ct-cpa-drop``). CSS class
     ``ct-list-form``."""
 
     css = "ct-list-form"
+    key = "lists"
     title = "Lists and rules"
 
     def build(self) -> list[w.Widget]:
@@ -79,7 +80,7 @@ class ListForm(Form):
             layout=AREA,
             placeholder="source ids or subIds, one or more a line",
         )
-        self.rule_bid = w.FloatText(value=0.0, description="Rule bid", tooltip="USD")
+        self.rule_bid = MoneyText("Rule bid", tooltip="USD")
         self.rule_check = w.HTML()
         self.rule_set_button = button("Set bid rules", "bid rules at the bid", "ct-rule-set")
         self.rule_drop_button = button("Drop bid rules", "drop the items' rules", "ct-rule-drop")
@@ -117,7 +118,7 @@ class ListForm(Form):
         return {
             f: _choice(f, choices[f])
             if f in choices
-            else w.FloatText(value=0.0, description=f, style={"description_width": "initial"})
+            else MoneyText(f, value="0", style={"description_width": "initial"})
             for f in spec.CPA_FIELDS
         }
 
@@ -179,8 +180,9 @@ class ListForm(Form):
         """Bid rules of the pasted items: set at the bid (``set``) or dropped (``drop``)."""
         items, ids = self._good(self.rule_pasted()), self._ids()
         if action == "set":
-            df = set_rules(self.table(BID_RULES), ids, items, self.rule_bid.value)
-            note = f"bid rules at {self.rule_bid.value:g}"
+            bid = self.rule_bid.amount()
+            df = set_rules(self.table(BID_RULES), ids, items, bid)
+            note = f"bid rules at {bid:g}"
         else:
             df = drop_rules(self.table(BID_RULES), ids, items)
             note = "drop bid rules"
@@ -188,7 +190,10 @@ class ListForm(Form):
 
     def add_cpa(self) -> None:
         ids = self._ids()
-        rule = {f: box.value for f, box in self.cpa.items()}
+        rule = {
+            f: box.amount() if isinstance(box, MoneyText) else box.value
+            for f, box in self.cpa.items()
+        }
         df = add_cpa_rule(self.table(CPA_RULES), ids, rule)
         words = " ".join(str(v) for v in rule.values())
         self.edit(CPA_RULES, df, f"add CPA rule {words} on {len(ids):,} campaign(s)")

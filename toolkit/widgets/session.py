@@ -22,17 +22,19 @@ from ..frames import TABLES, Account, load_account
 
 
 class ProgressJournal(Journal):
-    """A journal that also reports each answered call of a run to ``on_answer(seq)`` (the
-    forms' progress bar); everything else is :class:`~toolkit.bulk.journal.Journal`'s."""
+    """A journal that also reports each answered call of a run to ``on_answer(seq, items)``
+    (the forms' progress bar: ``items`` outcomes answered); everything else is
+    :class:`~toolkit.bulk.journal.Journal`'s."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         super().__init__(path)
-        self.on_answer: Callable[[int], None] | None = None
+        self.on_answer: Callable[[int, int], None] | None = None
 
     def call_answered(self, run_id: str | None, seq: int, outcomes: Iterable[Any]) -> None:
+        outcomes = list(outcomes)
         super().call_answered(run_id, seq, outcomes)
         if self.on_answer is not None:
-            self.on_answer(seq)
+            self.on_answer(seq, len(outcomes))
 
 
 def progress_journal(journal: Journal | str | os.PathLike[str] | None) -> ProgressJournal:

@@ -12,6 +12,7 @@ by format, to those of the value's group).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import ipywidgets as w
@@ -29,6 +30,7 @@ class TargetingForm(Form):
     ``ct-targeting-form``."""
 
     css = "ct-targeting-form"
+    key = "targeting"
     title = "Targeting"
 
     def build(self) -> list[w.Widget]:
@@ -79,15 +81,16 @@ class TargetingForm(Form):
         if not hasattr(self, "kind"):
             return
         names = [k.name for k in self.kinds()]
-        if list(self.kind.options) != names:
+        if [v for _label, v in self.kind.options] != names:
             current = self.kind.value
-            self.kind.options = names
+            self.kind.options = [(spec.TARGET_KINDS[n].title, n) for n in names]
             self.kind.value = current if current in names else (names[0] if names else None)
         kind = self._kind()
         if kind is None:
             self.editor_box.children = []
             return
         ed = self.editor(kind.name)
+        self.kind.tooltip = f"{kind.name}: {kind.help}"  # the interface's name of the kind
         self.editor_box.children = [ed]
         self._show_current(kind, ed)
 
@@ -100,9 +103,12 @@ class TargetingForm(Form):
             labels.update(zip(named[column].astype(str), named["label"].astype(str), strict=True))
         rows = current_rows(df, kind, groups, labels, column)
         left_out = len(self.selected) - len(groups)
-        note = f"<b>{kind.name}</b>: {kind.help}; {len(groups):,} selected campaign(s)"
+        note = (
+            f"<b>{html.escape(kind.title)}</b> (<code>{kind.name}</code>): {kind.help};"
+            f" {len(groups):,} selected campaign(s)"
+        )
         if left_out:
-            note += f" ({left_out:,} left out: their format does not allow {kind.name})"
+            note += f" ({left_out:,} left out: their format does not allow {kind.title})"
         ed.show_current(rows, note + f"; {len(rows):,} value(s) targeted")
 
     def _rows(self, kind: spec.TargetKind) -> tuple[pd.DataFrame, str]:
@@ -114,6 +120,18 @@ class TargetingForm(Form):
 
     # ------------------------------------------------------------------ edits
 
+    def _campaign_count(self, kind: spec.TargetKind) -> int:
+        """How many selected campaigns an edit of ``kind`` goes to; refused when none."""
+        if not self.selected:
+            raise ValueError("select campaigns first: an edit goes to the selected campaigns")
+        n = len(self.groups(kind))
+        if not n:
+            raise ValueError(
+                f"none of the {len(self.selected):,} selected campaign(s) allows {kind.title}:"
+                " select campaigns of a format that does"
+            )
+        return n
+
     def _campaigns_of(self, kind: spec.TargetKind, group: str) -> list[int]:
         groups = self.groups(kind)
         return [int(c) for c in groups.index[groups == group]]
@@ -121,27 +139,30 @@ class TargetingForm(Form):
     def add(self, kind: spec.TargetKind) -> None:
         """Add the values picked in the chooser to the selected campaigns."""
         ed = self.editor(kind.name)
+        n = self._campaign_count(kind)
         picked = ed.chooser.chosen()
         if not picked:
-            raise ValueError(f"pick the {kind.name} values to add first")
+            raise ValueError(f"pick the {kind.title} values to add first")
+        bid = ed.bid.amount() if kind.bids else None
         table = table_of(kind)
         df = self.table(table)
         for group in sorted({g for g, _v in picked}):
             values = [v for g, v in picked if g == group]
             ids = self._campaigns_of(kind, group)
-            if kind.bids:
-                df = add_countries(df, ids, values, ed.bid.value)
+            if bid is not None:
+                df = add_countries(df, ids, values, bid)
             else:
                 df = add_targets(df, kind, ids, values, ed.list_type.value, ed.chooser.labels)
         ed.chooser.reset()
-        self.edit(table, df, _note("add", kind, ed, picked, len(self.groups(kind))))
+        self.edit(table, df, _note("add", kind, ed, picked, n, bid))
 
     def drop(self, kind: spec.TargetKind) -> None:
         """Drop the values picked under 'Has' from the selected campaigns that have them."""
         ed = self.editor(kind.name)
+        n = self._campaign_count(kind)
         picked = list(ed.current.value)
         if not picked:
-            raise ValueError(f"pick the {kind.name} values to drop under 'Has' first")
+            raise ValueError(f"pick the {kind.title} values to drop under 'Has' first")
         table = table_of(kind)
         df = self.table(table)
         for group, list_type in sorted({(g, lt) for g, lt, _v in picked}):
@@ -152,15 +173,22 @@ class TargetingForm(Form):
             else:
                 df = drop_targets(df, kind, ids, values, list_type or None)
         pairs = [(g, v) for g, _lt, v in picked]
-        self.edit(table, df, _note("drop", kind, ed, pairs, len(self.groups(kind))))
+        self.edit(table, df, _note("drop", kind, ed, pairs, n))
 
 
-def _note(action: str, kind: spec.TargetKind, ed: KindEditor, picked: Sequence, n: int) -> str:
+def _note(
+    action: str,
+    kind: spec.TargetKind,
+    ed: KindEditor,
+    picked: Sequence,
+    n: int,
+    bid: float | None = None,
+) -> str:
     values = [ed.chooser.labels.get(v, v) for _g, v in picked]
     shown = ", ".join(values[:5]) + (f" (+{len(values) - 5} more)" if len(values) > 5 else "")
     typed = f" ({ed.list_type.value} list)" if kind.typed else ""
-    bid = f" at {ed.bid.value:g}" if kind.bids and action == "add" else ""
-    return f"{action} {kind.name}{typed} {shown}{bid} on {n:,} campaign(s)"
+    at = f" at {bid:g}" if bid is not None else ""
+    return f"{action} {kind.title}{typed} {shown}{at} on {n:,} campaign(s)"
 
 
 __all__ = ["TargetingForm"]
