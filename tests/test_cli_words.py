@@ -235,6 +235,10 @@ def test_the_python_result_counts_changes_too(sb, tmp_path):
     assert len(result.to_frame()) == 4  # a drop and an add per bid change: one row per call item
     assert repr(result).startswith(f"Applied: 2 of 2 changes (run {result.run_id})")
     assert result.counts() == {"applied": 2}
+    runs = toolkit.history(tmp_path / "j.db").set_index("run_id")  # the same unit in Python
+    row = runs.loc[result.run_id]
+    assert (row["changes"], row["applied"], row["failed"], row["not_sent"]) == (2, 2, 0, 0)
+    assert row["items_applied"] == 4
 
 
 # --------------------------------------------------------------------------- history

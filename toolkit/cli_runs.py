@@ -140,7 +140,10 @@ def history_table(runs: Any, journal: Any = None, width: int | None = None) -> s
     width = width or shutil.get_terminal_size((100, 24)).columns
     rows, links = [], []
     for r in runs.itertuples(index=False):
-        counts = count_changes(journal, str(r.run_id)) if journal is not None else {}
+        if hasattr(r, "changes"):  # toolkit.history(): counted already
+            counts = {k: getattr(r, k.replace(" ", "_"), 0) for k in HISTORY_COUNTS[1:]}
+        else:
+            counts = count_changes(journal, str(r.run_id)) if journal is not None else {}
         numbers = [int(r.calls), *(counts.get(k, 0) for k in HISTORY_COUNTS[1:])]
         rows.append((str(r.run_id), str(r.state), *map(str, numbers)))
         links.append(_links(runs, r))

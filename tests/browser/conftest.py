@@ -38,8 +38,10 @@ import requests
 from toolkit.sandbox import Sandbox
 
 from ..conftest import UNSET
+from . import lab
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 #: Names another Chromium executable; ``none`` (or a path that is not there) skips the tests.
 ENV_CHROMIUM = "CAMPAIGN_TOOLKIT_CHROMIUM"
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
@@ -118,6 +120,8 @@ class Voila:
     process: subprocess.Popen[bytes]
     port: int
     log: Path
+    #: The journal its kernels write (``$CAMPAIGN_TOOLKIT_JOURNAL`` of :func:`voila_env`).
+    journal: Path | None = None
 
     @property
     def url(self) -> str:
@@ -130,19 +134,27 @@ class Voila:
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
 
+    def kernels(self) -> int:
+        """How many kernel processes this server has started and not yet stopped."""
+        return len(kernel_processes(self.process.pid))
+
     def wait_serving(self, seconds: float = VOILA_START) -> float:
         """Seconds until Voila answers ``/``; fails with its log if it dies or takes longer."""
         started = time.monotonic()
         while time.monotonic() - started < seconds:
             if self.process.poll() is not None:
-                raise RuntimeError(f"Voila exited ({self.process.returncode}):\n{self.output()}")
+                raise RuntimeError(
+                    f"{type(self).__name__} exited ({self.process.returncode}):\n{self.output()}"
+                )
             try:
                 if requests.get(self.url + "/", timeout=2).status_code == 200:
                     return time.monotonic() - started
             except requests.RequestException:
                 pass
             time.sleep(0.2)
-        raise RuntimeError(f"Voila did not serve within {seconds} s:\n{self.output()}")
+        raise RuntimeError(
+            f"{type(self).__name__} did not serve within {seconds} s:\n{self.output()}"
+        )
 
     def stop(self) -> None:
         """Stop Voila and its kernels (the whole process group)."""
@@ -173,13 +185,20 @@ def voila_env(base: Path, sandbox: Sandbox) -> dict[str, str]:
         JUPYTER_CONFIG_DIR=str(home / "jupyter-config"),
         JUPYTER_DATA_DIR=str(home / "jupyter-data"),
         JUPYTER_RUNTIME_DIR=str(home / "jupyter-runtime"),
+        CAMPAIGN_TOOLKIT_JOURNAL=str(base / "journal.db"),
         PYTHONUNBUFFERED="1",
+        # the kernels import this checkout, wherever an editable install points
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     )
     return env
 
 
-def start_voila(folder: Path, env: dict[str, str], log: Path) -> Voila:
-    """Voila serving ``folder`` on a free loopback port, in a process group of its own."""
+def start_voila(
+    folder: Path, env: dict[str, str], log: Path, options: tuple[str, ...] = ()
+) -> Voila:
+    """Voila serving ``folder`` on a free loopback port, in a process group of its own; it
+    reads a ``voila.json`` in ``folder`` (its working folder), ``options`` go on its command
+    line."""
     port = free_port()
     argv = [
         sys.executable,
@@ -190,6 +209,7 @@ def start_voila(folder: Path, env: dict[str, str], log: Path) -> Voila:
         f"--port={port}",
         "--Voila.ip=127.0.0.1",
         "--show_tracebacks=True",
+        *options,
     ]
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -202,6 +222,34 @@ def start_voila(folder: Path, env: dict[str, str], log: Path) -> Voila:
             start_new_session=True,
         )
     return Voila(process, port, log)
+
+
+def kernel_processes(parent: int) -> list[int]:
+    """The ids of the kernel processes (``ipykernel_launcher``) whose parent is ``parent``
+    (Linux: read from ``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # gone meanwhile
+            continue
+        if int(stat[1]) == parent and b"ipykernel_launcher" in command:
+            found.append(int(entry.name))
+    return found
+
+
+# --------------------------------------------------------------------------- JupyterLab
+
+
+class JupyterLab(Voila):
+    """A JupyterLab server (see :mod:`tests.browser.lab`)."""
+
+    def page(self, notebook: str) -> str:
+        """The URL of ``notebook`` opened in JupyterLab."""
+        return f"{self.url}/lab/tree/{notebook}"
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -223,6 +271,14 @@ def browser_sandbox(chromium: str) -> Iterator[Sandbox]:
         yield sb
 
 
+@pytest.fixture()
+def client(browser_sandbox: Sandbox) -> Any:
+    """A client of the browser sandbox's demo account, to read what the browser changed."""
+    import toolkit
+
+    return toolkit.connect(api_key=browser_sandbox.api_keys[0], base_url=browser_sandbox.url)
+
+
 @pytest.fixture(scope="package")
 def voila(browser_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Voila]:
     """Voila serving a copy of this folder's notebooks against :func:`browser_sandbox`."""
@@ -232,9 +288,36 @@ def voila(browser_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory) ->
     for notebook in HERE.glob("*.ipynb"):
         shutil.copy(notebook, served / notebook.name)
     server = start_voila(served, voila_env(base, browser_sandbox), base / "voila.log")
+    server.journal = base / "journal.db"
     try:
         took = server.wait_serving()
         print(f"Voila serving in {took:.1f} s")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="package")
+def jupyter_lab(
+    browser_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[JupyterLab]:
+    """JupyterLab serving a copy of this folder's notebooks against :func:`browser_sandbox`,
+    with settings of its own; skips where JupyterLab is not installed."""
+    reason = lab.missing()
+    if reason:
+        pytest.skip(reason)
+    base = tmp_path_factory.mktemp("lab")
+    served = base / "notebooks"
+    served.mkdir()
+    for notebook in HERE.glob("*.ipynb"):
+        shutil.copy(notebook, served / notebook.name)
+    port = free_port()
+    env = voila_env(base, browser_sandbox)
+    process = lab.start_lab(served, base / "settings", env, base / "lab.log", port)
+    server = JupyterLab(process, port, base / "lab.log", base / "journal.db")
+    try:
+        took = server.wait_serving(lab.LAB_START)
+        print(f"JupyterLab serving in {took:.1f} s")
         yield server
     finally:
         server.stop()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,8 @@ import pytest
 
 import toolkit
 from toolkit import spec
+
+from .steps import country_bids, open_tab, pick_started, started, status
 
 pytestmark = pytest.mark.browser
 
@@ -41,28 +42,6 @@ SUBIDS = ["c0ffee01", "c0ffee02"]
 # --------------------------------------------------------------------------- helpers
 
 
-@pytest.fixture()
-def client(browser_sandbox) -> Iterator[Any]:
-    """A client of the demo account, to read what the browser changed."""
-    c = toolkit.connect(api_key=browser_sandbox.api_keys[0], base_url=browser_sandbox.url)
-    yield c
-
-
-def campaigns(client: Any) -> list[dict[str, Any]]:
-    return client.campaigns.list()
-
-
-def started(client: Any) -> list[int]:
-    """The ids of the started campaigns (the ones the tests edit)."""
-    return sorted(int(c["id"]) for c in campaigns(client) if c.get("work_status") == "Started")
-
-
-def country_bids(client: Any, ids: list[int]) -> dict[tuple[int, str], float]:
-    account = toolkit.load_account(client, ids, progress=False)
-    c = account.countries
-    return {(int(r.campaign_id), str(r.country)): float(r.bid) for r in c.itertuples(index=False)}
-
-
 def targets(client: Any, ids: list[int], kind: str) -> dict[int, set[str]]:
     t = toolkit.load_account(client, ids, progress=False).targets
     t = t[t["kind"].astype(str) == kind]
@@ -81,38 +60,11 @@ def list_items(client: Any, ids: list[int], name: str) -> dict[int, set[str]]:
     return out
 
 
-def pick_started(page: Any, expected: list[int]) -> Any:
-    """Filter the picker on work status Started and select all that match."""
-    from playwright.sync_api import expect
-
-    picker = page.locator(".ct-picker")
-    picker.get_by_label("Work status").select_option("Started")
-    picker.get_by_role("button", name="Select all matching").click()
-    n = len(expected)
-    expect(picker.locator(".widget-html-content")).to_have_text(
-        re.compile(rf"{n} of \d+ match, {n} selected")
-    )
-    return picker
-
-
-def open_tab(page: Any, title: str, form_css: str) -> Any:
-    from playwright.sync_api import expect
-
-    page.locator(".ct-tabs").get_by_role("tab", name=title).click()
-    form = page.locator(f".{form_css}")
-    expect(form).to_be_visible()
-    return form
-
-
 def expect_pending(form: Any, note: str) -> None:
     """The form lists ``note`` among its edits not applied."""
     from playwright.sync_api import expect
 
     expect(form.get_by_role("listitem").filter(has_text=note)).to_be_visible()
-
-
-def status(form: Any) -> Any:
-    return form.locator(".ct-status")
 
 
 def fill_number(box: Any, value: float) -> None:
@@ -146,8 +98,9 @@ def undo(form: Any, run_id: str) -> None:
     expect(form.locator(".ct-status-ok")).to_be_visible()
 
 
-def screenshot(page: Any, name: str, folder: Path) -> Path:
-    """The picker and the form's tab in ``folder``, and in docs/img when asked (made small)."""
+def screenshot(page: Any, name: str, folder: Path, docs: bool = True) -> Path:
+    """The picker and the form's tab in ``folder``, and (``docs``) in docs/img when asked
+    (made small)."""
     app = page.locator(".ct-app")
     # Voila's page scrolls inside an element, not the window: what lies outside the window
     # would come out blank, so the window is made as tall as the page, scrolled to the top
@@ -158,7 +111,7 @@ def screenshot(page: Any, name: str, folder: Path) -> Path:
     page.evaluate(SCROLL_TOP)
     path = folder / f"widgets_{name}.png"
     app.screenshot(path=path)
-    if os.environ.get(ENV_DOCS_IMG):
+    if docs and os.environ.get(ENV_DOCS_IMG):
         small_png(path, DOCS_IMG / path.name)
     return path
 
@@ -243,12 +196,12 @@ def test_targeting_form_adds_a_value_and_undoes_it(open_notebook, client, screen
     page = open_notebook("forms.ipynb")
     pick_started(page, ids)
     form = open_tab(page, "Targeting", "ct-targeting-form")
-    form.get_by_label("Target kind").select_option(kind.name)
+    form.get_by_label("Target kind").select_option(label=kind.title)
     editor = form.locator(f".ct-kind-{kind.name}")
     expect(editor).to_contain_text(f"{len(ids)} selected campaign(s)")
-    editor.get_by_label(f"Add {kind.name}").select_option(value)
-    editor.get_by_role("button", name=f"Add {kind.name}").click()
-    expect_pending(form, f"add {kind.name} {value} on {len(ids)} campaign(s)")
+    editor.get_by_label("To add").select_option(value)
+    editor.get_by_role("button", name=f"Add {kind.title}").click()
+    expect_pending(form, f"add {kind.title} {value} on {len(ids)} campaign(s)")
 
     run_id = preview_apply(form)
     after = targets(client, ids, kind.column)

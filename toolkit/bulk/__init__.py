@@ -16,10 +16,11 @@ Modules, bottom up: :mod:`~toolkit.bulk.calls` (a plan's calls),
 from ..errors import PlanRefused
 from .apply import apply_plan
 from .calls import Call
-from .journal import Journal, history
+from .journal import Journal
 from .outcomes import ApplyResult, Outcome
 from .plan import Plan, make_plan
 from .repair import repair
+from .run_counts import history
 from .undo import undo
 
 __all__ = [

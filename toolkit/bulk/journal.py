@@ -1,4 +1,5 @@
-"""The journal of applied runs (SQLite) and ``toolkit.history()``: it stores and reads runs.
+"""The journal of applied runs (SQLite): it stores and reads runs (``toolkit.history()``
+shows them, counted in changes, from :mod:`toolkit.bulk.run_counts`).
 
 Each run records every call's outcome per campaign and item with the previous value, so that
 :func:`toolkit.bulk.undo.undo` can build the inverse plan: drops for adds, adds (with their
@@ -305,9 +306,10 @@ class Journal:
         for r in runs[runs["state"] == "unfinished"].itertuples(index=False):
             sent = 0 if pd.isna(r.sent) else int(r.sent)
             answered = 0 if pd.isna(r.answered) else int(r.answered)
+            unknown = int(getattr(r, "items_unknown", r.unknown))  # history() counts changes
             line = (
                 f"Run {r.run_id} did not finish: {sent} of {r.calls} call(s) sent, the outcomes"
-                f" of {answered} known ({int(r.unknown)} item(s) unknown)"
+                f" of {answered} known ({unknown} item(s) unknown)"
             )
             if advice:
                 line += (
@@ -388,19 +390,12 @@ def open_journal(journal: Journal | str | os.PathLike[str] | None) -> Journal:
     return Journal(journal)
 
 
-def history(journal: Journal | str | None = None) -> pd.DataFrame:
-    """Runs in the journal, oldest first: run id, times, state (``finished`` or
-    ``unfinished``), calls planned, sent and answered, applied, failed and unknown counts."""
-    return open_journal(journal).runs()
-
-
 __all__ = [
     "ENV_JOURNAL",
     "INVERTED",
     "PENDING",
     "Journal",
     "default_path",
-    "history",
     "open_journal",
     "service_of",
 ]

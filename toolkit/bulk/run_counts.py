@@ -8,16 +8,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import os
+from typing import Any
 
 import pandas as pd
 
 from .calls import Call
 from .edits import edits_of
+from .journal import Journal, open_journal
 from .outcomes import Outcome, change_states
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .journal import Journal
 
 #: The counts of :func:`count_changes`, in the order ``history`` shows them.
 COUNTS: tuple[str, ...] = ("changes", "applied", "failed", "unknown", "not sent")
@@ -84,4 +83,24 @@ def count_changes(journal: Journal, run_id: str) -> dict[str, int]:
     return counts
 
 
-__all__ = ["COUNTED_AS", "COUNTS", "call_of", "count_changes"]
+def history(journal: Journal | str | os.PathLike[str] | None = None) -> pd.DataFrame:
+    """Runs in the journal, oldest first: run id, times, state (``finished`` or
+    ``unfinished``), calls planned, sent and answered, and the run's changes counted as its
+    plan counted them: ``changes``, ``applied`` (or already so), ``failed`` (refused, lost,
+    or the old bid restored), ``unknown`` and ``not_sent``; ``items_applied``,
+    ``items_failed`` and ``items_unknown`` count the calls' items (a bid change is two).
+
+    >>> toolkit.history("journal.db")[["run_id", "changes", "applied"]]  # doctest: +SKIP
+    """
+    opened = open_journal(journal)
+    runs = opened.runs()
+    runs = runs.rename(columns={c: f"items_{c}" for c in ("applied", "failed", "unknown")})
+    counts = [count_changes(opened, str(r)) for r in runs["run_id"]]
+    at = list(runs.columns).index("items_applied")
+    for offset, name in enumerate(COUNTS):
+        column = name.replace(" ", "_")
+        runs.insert(at + offset, column, pd.Series([c[name] for c in counts], dtype="int64"))
+    return runs
+
+
+__all__ = ["COUNTED_AS", "COUNTS", "call_of", "count_changes", "history"]

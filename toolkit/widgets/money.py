@@ -105,13 +105,16 @@ class _AmountText(Unicode):  # type: ignore[type-arg]
 
 class MoneyText(w.Text):
     """A text box of an amount (CSS class ``ct-money``), read by :func:`parse_amount` when an
-    edit is made. Its ``value`` is the text; a number given in code is shown as text
-    (``box.value = 0.15`` shows ``0.15``)."""
+    edit is made. Its ``value`` is the text, sent when the box loses focus or on Enter; a
+    number given in code is shown as text (``box.value = 0.15`` shows ``0.15``)."""
 
     value = _AmountText(help="the amount as typed").tag(sync=True)
 
     def __init__(self, description: str, unit: str = "USD", **options: Any) -> None:
         options.setdefault("placeholder", "e.g. 0.5" if unit == "USD" else "e.g. 10 or -5")
+        # the whole text once, when the box loses focus (a click on a button does that first):
+        # keystrokes sent one by one can reach a busy kernel after the click that uses them
+        options.setdefault("continuous_update", False)
         super().__init__(description=description, **options)
         self.unit = unit
         self.add_class("ct-money")
