@@ -366,6 +366,20 @@ def test_an_empty_rules_file_says_it_is_empty(read_cli, stats_files, text):
     assert err == f"campaign-toolkit: {said}\n"
 
 
+@pytest.mark.parametrize("text", ["", "# my rules, to come\n"])
+def test_an_empty_rules_file_is_refused_in_python_too(shared, stats_files, text):
+    path = stats_files / "empty.yaml"
+    path.write_text(text, encoding="utf-8")
+    client = toolkit.connect(api_key=shared.api_keys[0], base_url=shared.url, retries=0)
+    before = shared.stats()
+    with pytest.raises(toolkit.RulesError, match="the rules file is empty") as caught:
+        toolkit.evaluate_rules(path, stats_files / "stats.csv", client, journal=None)
+    assert str(path) in str(caught.value)
+    assert shared.stats() == before  # refused before the account is read
+    with pytest.raises(toolkit.RulesError, match="no rules given"):
+        toolkit.evaluate_rules([], stats_files / "stats.csv", client, journal=None)
+
+
 def test_column_names_a_column_of_the_export_on_the_command_line(read_cli, stats_files):
     rules = str(stats_files / "rules.yaml")
     code, plain, err = read_cli("rules", rules, str(stats_files / "stats.csv"))

@@ -14,8 +14,10 @@ import pytest
 import toolkit
 from toolkit.bulk import make_plan
 from toolkit.bulk.relative_bids import ACCEPTED, BidFormError, parse_bid
+from toolkit.bulk.result_book import write_result_workbook
 from toolkit.bulk.workbook import export_workbook, read_workbook
 from toolkit.errors import PlanRefused, WorkbookError
+from toolkit.frames.cells import read_table
 from toolkit.sandbox import Sandbox
 
 from .conftest import Api
@@ -164,6 +166,12 @@ def test_each_form_is_planned_applied_and_read_back(setup, api, tmp_path):
     result = plan.apply(client, progress=False)
     assert result.ok
     assert live_bids(api, cid) == pytest.approx({**BIDS, **want}, abs=1e-12)
+    book = write_result_workbook(result, tables.desired, tmp_path / "edited.result.xlsx")
+    sheet = read_table(book, sheet="countries")
+    rows = sheet[sheet["campaign_id"] == cid].set_index("country")
+    for code in forms:  # min and rec rows too: the bid sent, not an empty cell
+        assert rows.loc[code, "bid"] == pytest.approx(want[code], abs=1e-12), code
+        assert rows.loc[code, "outcome"] == "applied", code
 
 
 def pd_na(value: Any) -> bool:

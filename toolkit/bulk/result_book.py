@@ -127,13 +127,16 @@ def write_result_workbook(
             df = desired.get(name)
             if df is None:
                 continue
-            outcomes, messages = [], []
+            outcomes, messages, bids = [], [], []
             for row in df.astype(object).where(df.notna(), None).to_dict("records"):
                 hits = [o for key in _row_keys(name, row, codes) for o in found.get(key, [])]
                 outcome, message = _worst(hits) if hits else ("unchanged", None)
                 outcomes.append(outcome)
                 messages.append(message)
+                bids.append(_bid_sent(row, hits))
             out = excel_ready(df)  # Excel holds no time zones: UTC without one
+            if "bid" in out.columns:  # a bid written min or rec: the bid the plan sent
+                out["bid"] = [b if s is None else s for b, s in zip(out["bid"], bids, strict=True)]
             out["outcome"] = outcomes
             out["message"] = messages
             _write(writer, name, out)
@@ -148,6 +151,15 @@ def write_result_workbook(
         _write(writer, "dropped", dropped[keep])
         _write(writer, "outcomes", frame)
     return path
+
+
+def _bid_sent(row: Mapping[str, Any], hits: list[Outcome]) -> float | None:
+    """The bid an add sent for a row whose bid the workbook wrote as ``min`` or ``rec`` (the
+    desired table holds no number for it); None for every other row."""
+    if "bid" not in row or row["bid"] is not None:
+        return None
+    sent = [o.bid for o in hits if o.action == "add" and o.bid is not None]
+    return sent[-1] if sent else None
 
 
 def _write(writer: pd.ExcelWriter, name: str, df: pd.DataFrame) -> None:

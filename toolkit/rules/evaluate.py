@@ -65,6 +65,7 @@ from ..bulk.guards import (
 from ..bulk.journal import service_of
 from ..bulk.plan import Plan, account_of, make_plan, read_live
 from ..bulk.workbook_layout import MAX_BID
+from ..errors import RuleProblem, RulesError
 from ..frames import Account
 from ..stats.schema import COUNTRY
 from .changes import PLANNED, list_name, reasons, with_outcomes
@@ -444,6 +445,18 @@ def _upsert(df: pd.DataFrame, key: str, bids: Mapping[tuple[int, str], float]) -
     return pd.concat([df, extra], ignore_index=True)
 
 
+def _some(rules: list[Rule], source: Any) -> list[Rule]:
+    """The rules, or a :class:`RulesError` when there are none: an empty file evaluated to an
+    empty plan would say nothing of the mistake."""
+    if rules:
+        return rules
+    where = str(source) if isinstance(source, (str, os.PathLike)) else None
+    said = "the rules file is empty" if where else "no rules given"
+    raise RulesError(
+        [RuleProblem(None, None, None, f"{said}; write rules (see docs/rules.md)")], where
+    )
+
+
 def evaluate_rules(
     rules: Any,
     stats: Any,
@@ -479,7 +492,7 @@ def evaluate_rules(
     and warns of the statistics' campaigns the account does not have and of the items the
     service does not take (``result.fit``, :class:`~toolkit.rules.fit.Fit`).
     """
-    rules = load_rules(rules)
+    rules = _some(load_rules(rules), rules)
     read = {"date_format": date_format, "decimal": decimal, "campaign_map": campaign_map}
     source, as_of = Stats(stats, columns=columns, **read), as_of_day(as_of)
     read_windows(rules, source, as_of, whole=as_of is not None)  # a bad export fails first

@@ -46,7 +46,7 @@ def button(description: str, tooltip: str, css: str | None = None, style: str = 
         description=description,
         tooltip=tooltip,
         button_style=style,
-        layout=w.Layout(width="auto", min_width="8em"),  # the whole label, never cut
+        layout=w.Layout(width="auto", min_width="8em", flex="0 0 auto"),  # the whole label
     )
     if css:
         b.add_class(css)
