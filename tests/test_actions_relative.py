@@ -182,3 +182,33 @@ def test_a_bid_the_spreadsheet_turned_into_a_percentage_is_refused(client, api, 
     assert (problem.row, problem.column, problem.value) == (2, "bid", 0.1)
     assert "shown as a percentage" in problem.message and "'+10%" in problem.message
     assert live_bids(api, cid) == BIDS
+
+
+def test_row_problems_and_form_problems_are_reported_together(sb, client, api, tmp_path):
+    import openpyxl
+
+    cid, cpm = campaign(api), campaign(api, mode="CPM")
+    rows = [
+        row(9999999, "US", "+10%"),  # a row problem: no such campaign
+        row(cid, "NL", "+10%", action="add"),  # a form problem: no bid to change
+        row(cid, "DE", "+10"),  # a form that is not one
+        row(cpm, "US", "rec"),  # a form problem: a CPM campaign, a push price per click
+        row(cid, "FR", 0.1),  # +10% the spreadsheet made 0.1
+        row(cid, "US", "x9"),  # a good row: no problem
+    ]
+    path = book(tmp_path, rows)
+    wb = openpyxl.load_workbook(path)
+    wb["actions"]["E6"].number_format = "0%"
+    wb.save(path)
+    before = price_requests(sb)
+    with pytest.raises(WorkbookError) as err:
+        plan_actions(client, path)
+    found = {p.row: p.message for p in err.value.problems}
+    assert sorted(found) == [2, 3, 4, 5, 6]
+    assert "9999999 is not in the account" in found[2]
+    assert "has no bid for NL to change" in found[3]
+    assert ACCEPTED in found[4]
+    assert "buys CPM and the service prices push CPC" in found[5]
+    assert "shown as a percentage" in found[6]
+    assert price_requests(sb) == before  # known without asking a price
+    assert live_bids(api, cid) == BIDS and live_bids(api, cpm) == BIDS

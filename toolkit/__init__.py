@@ -36,6 +36,7 @@ PUBLIC: dict[str, str] = {
     "IncompleteReadError": "toolkit.errors",
     "MalformedAnswerError": "toolkit.errors",
     "NotFoundError": "toolkit.errors",
+    "PlanAccountError": "toolkit.errors",
     "PlanRefused": "toolkit.errors",
     "RateLimitError": "toolkit.errors",
     "SnapshotError": "toolkit.errors",

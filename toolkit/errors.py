@@ -16,6 +16,7 @@
     ├── IncompleteReadError  a part of the live account could not be read, so no plan
     ├── PlanRefused          a guard refused a plan before any call (``guard``, ``details``)
     ├── AccountMismatchError a workbook exported from another account than the key's
+    │   └── PlanAccountError a plan made on another account (or service) than the client's
     ├── SnapshotError        a saved account snapshot that cannot be read
     ├── CliError             a mistake on the command line (not a workbook, unknown campaign)
     ├── StatsError           a tracker export that does not read: every problem
@@ -234,6 +235,29 @@ or connect to 1001; nothing sent
         )
 
 
+class PlanAccountError(AccountMismatchError):
+    """A plan made against one account (or service), applied with the client of another:
+    refused before anything is journaled or sent. ``what`` is ``"account"`` (``made`` and
+    ``connected`` are user ids) or ``"service"`` (they are the services, as a journal names
+    them); ``exported`` is ``made``, as for a workbook.
+
+    >>> print(PlanAccountError(1001, 1002))
+    the plan was made on account 1001, connected to account 1002: connect to 1001 to apply \
+it, or plan again connected to 1002; nothing sent
+    """
+
+    def __init__(self, made: int | str, connected: int | str, what: str = "account") -> None:
+        self.path = None
+        self.made = self.exported = made
+        self.connected = connected
+        self.what = what
+        ToolkitError.__init__(
+            self,
+            f"the plan was made on {what} {made}, connected to {what} {connected}: connect"
+            f" to {made} to apply it, or plan again connected to {connected}; nothing sent",
+        )
+
+
 class SnapshotError(ToolkitError, ValueError):
     """A snapshot folder that cannot be read: no manifest, or another schema version."""
 
@@ -441,6 +465,7 @@ __all__ = [
     "IncompleteReadError",
     "MalformedAnswerError",
     "NotFoundError",
+    "PlanAccountError",
     "PlanRefused",
     "RateLimitError",
     "RuleProblem",

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +46,7 @@ from ..errors import WorkbookError, WorkbookProblem
 from ..frames.cells import unescape_formula
 from ..stats.countries import code_advice
 from .action_cells import campaign_cell, campaigns_of, code_kind, item_code
-from .actions_relative import percent_bids
+from .actions_relative import form_problems, percent_bids
 from .actions_templates import (
     COLUMNS,
     EXAMPLES_SHEET,
@@ -100,9 +101,10 @@ def _actions_sheet(names: list[str], sheet: str = SHEET) -> str | None:
 
 def _sheet_rows(
     path: str | os.PathLike[str], sheet: str = SHEET
-) -> tuple[list[dict[str, Any]], list[int]]:
-    """The ``actions`` sheet (or ``sheet``) as records (lower-cased headers) and their Excel
-    rows; a missing sheet or column, a formula or merged cells raise one WorkbookError."""
+) -> tuple[list[dict[str, Any]], list[int], list[WorkbookProblem]]:
+    """The ``actions`` sheet (or ``sheet``) as records (lower-cased headers), their Excel
+    rows, and the bids Excel made percentages of (reported with the rows' problems); a
+    missing sheet or column, a formula or merged cells raise one WorkbookError."""
     with Book(path) as book:
         name = _actions_sheet(book.names, sheet)
         if name is None:
@@ -136,16 +138,16 @@ def _sheet_rows(
         )
         for ref in scan.merged
     ]
-    problems += percent_bids(path, name, sheet, header, rows)  # +10% that Excel made 0.1
+    percent = percent_bids(path, name, sheet, header, rows)  # +10% that Excel made 0.1
     if problems:
-        raise WorkbookError(problems, str(path))
+        raise WorkbookError(problems + percent, str(path))
     records, numbers = [], []
     for index, row in enumerate(rows[1:], start=2):
         record = {h: (None if is_empty(v) else v) for h, v in zip(header, row, strict=False) if h}
         if any(record.get(c) is not None for c in COLUMNS):
             records.append(record)
             numbers.append(index)
-    return records, numbers
+    return records, numbers, percent
 
 
 def read_actions(
@@ -161,8 +163,8 @@ def check_actions(
     path: str | os.PathLike[str], account: Account, *, sheet: str = SHEET
 ) -> tuple[list[Action], list[str]]:
     """The checked actions and warnings (campaigns a row leaves out, and why)."""
-    records, numbers = _sheet_rows(path, sheet)
-    return _check(records, numbers, account, str(path), sheet)
+    records, numbers, found = _sheet_rows(path, sheet)
+    return _check(records, numbers, account, str(path), sheet, found)
 
 
 @dataclass
@@ -196,9 +198,13 @@ def _check(
     account: Account,
     path: str,
     sheet: str = SHEET,
+    found: Sequence[WorkbookProblem] = (),
 ) -> tuple[list[Action], list[str]]:
+    """The rows checked against ``account``; one WorkbookError names every problem: each
+    row's, ``found`` before, and those of the bids written as changes that the live account
+    tells (:func:`~toolkit.bulk.actions_relative.form_problems`)."""
     known = _Campaigns.of(account)
-    problems: list[WorkbookProblem] = []
+    problems: list[WorkbookProblem] = list(found)
     warnings: list[str] = []
     out: list[Action] = []
     for row, values in zip(numbers, records, strict=True):
@@ -207,8 +213,9 @@ def _check(
             problems += [p._replace(sheet=sheet) for p in checked.found]
         else:
             out.append(checked.action())
+    problems += form_problems(out, account, sheet)
     if problems:
-        raise WorkbookError(problems, path)
+        raise WorkbookError(sorted(problems, key=lambda p: p.row or 0), path)
     return out, warnings
 
 
@@ -519,9 +526,9 @@ def plan_actions(
     from .plan import account_of, make_plan, read_live
     from .relative_bids import written
 
-    records, numbers = _sheet_rows(path, sheet)
+    records, numbers, found = _sheet_rows(path, sheet)
     account = read_live(client)  # IncompleteReadError when a part could not be read
-    actions, warnings = _check(records, numbers, account, str(path), sheet)
+    actions, warnings = _check(records, numbers, account, str(path), sheet, found)
     actions, cells = settle_actions(client, actions, account, str(path), sheet)
     if not again:
         refuse_again(journal, client, account_of(account), cells)

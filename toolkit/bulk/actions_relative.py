@@ -31,7 +31,7 @@ from ..errors import ToolkitError, WorkbookError, WorkbookProblem
 from .journal import INVERTED, Journal, open_journal
 from .provenance import Provenance
 from .relative_bids import BidCell, BidForm, settle
-from .relative_prices import ask_prices
+from .relative_prices import ask_prices, unpriced
 from .run_check import undone_in_force
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,6 +79,24 @@ def settle_actions(
         for a in actions
     ]
     return out, flat
+
+
+def form_problems(actions: Sequence[Any], account: Account, sheet: str) -> list[WorkbookProblem]:
+    """The problems of the relative bids that the live account tells, reported with the rows'
+    other problems: a change of the bid (``+10%``, ``x1.2``) on a campaign that has no bid
+    for the item or whose new bid is out of range, ``min``/``rec`` on a campaign that cannot
+    take a price as its bid. Those of the prices themselves (a price not read, a new bid
+    below the service's minimum) are known only once the prices are asked:
+    :func:`settle_actions`."""
+    cells = [c for a in actions if a.form is not None for c in _cells(a, sheet)]
+    current = _current(account)
+    problems = unpriced(cells, account)
+    for cell in cells:
+        if not cell.form.needs_price:
+            new = settle(cell, current.get((cell.table, cell.campaign_id, cell.key)))
+            if isinstance(new, str):
+                problems.append(cell.problem(new))
+    return problems
 
 
 def _cells(action: Any, sheet: str) -> list[BidCell]:
@@ -232,6 +250,7 @@ __all__ = [
     "PERCENT",
     "RULE",
     "AppliedBefore",
+    "form_problems",
     "percent_bids",
     "provenance_of",
     "refuse_again",

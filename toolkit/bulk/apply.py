@@ -18,6 +18,7 @@ from .call_kinds import Session, call_kind, is_valued, item_kind
 from .calls import Call
 from .journal import PENDING, Journal, open_journal
 from .outcomes import ApplyResult, Outcome
+from .plan_account import check_plan_bound
 from .read_back import ReadBack, read_back, verify_outcomes
 
 __all__ = ["ReadBack", "apply_plan", "read_back", "verify_outcomes", "write_result_workbook"]
@@ -110,10 +111,12 @@ def apply_plan(
     The journal (``None`` to skip it) is written ahead: each call is committed before it is
     sent and its outcomes as they arrive, so that :func:`toolkit.undo` and
     :func:`toolkit.history` work after the client was killed mid-apply. ``undoes`` names the
-    run this one undoes (``history()`` shows it).
+    run this one undoes (``history()`` shows it). A plan made on another service or account
+    than ``client``'s is refused first (:mod:`toolkit.bulk.plan_account`).
     """
     from tqdm.auto import tqdm
 
+    check_plan_bound(plan, client)  # another account's plan: refused before the journal
     book = open_journal(journal) if journal is not None else None
     run_id = book.start_run(client, plan, undoes) if book is not None else None
     if book is not None:  # why each change is made (a rule and its data), before any call

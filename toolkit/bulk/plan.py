@@ -44,6 +44,7 @@ from .guards import (
     Guards,
     MinimumPrices,
 )
+from .journal import service_of
 from .outcomes import ApplyResult
 from .plan_records import RecordPlanner
 from .plan_scope import narrow, only
@@ -97,6 +98,9 @@ class Plan:
     #: The account (user id) of the live state the plan was made against, when read: the
     #: journal binds the run to it, so that undo and repair refuse another account.
     account: int | None = None
+    #: The service (as a journal names it, :func:`~toolkit.bulk.journal.service_of`) the
+    #: plan was made on; applying it with a client of another service is refused.
+    service: str | None = None
     #: What the plan is for: ``edit`` (a workbook, form, rule...), ``undo`` or ``repair`` of
     #: a run; it words the conflicts in the preview.
     purpose: str = "edit"
@@ -319,6 +323,7 @@ def make_plan(
         tuple(sorted(scope)),
         names=_names(live_tables["campaigns"]),
         account=account_of(live),
+        service=service_of(client),
         prefer=prefer,
         written=written(getattr(desired, "bid_forms", ())),
     )

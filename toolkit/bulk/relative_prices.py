@@ -63,6 +63,21 @@ def ask_prices(
     return {cell: answers[q.key] for cell, q in queries.items()}, problems
 
 
+def unpriced(cells: Iterable[BidCell], live: Account) -> list[WorkbookProblem]:
+    """The problems of the ``min``/``rec`` cells whose campaign cannot take the service's
+    price as its bid (not in the account, a format without prices, another unit): known
+    from the live account, before any price is asked."""
+    campaigns = live.table("campaigns")
+    formats, modes = _column(campaigns, "ad_format"), _column(campaigns, "mode")
+    problems = []
+    for cell in cells:
+        if cell.form.needs_price:
+            why = _unpriced(cell, formats.get(cell.campaign_id), modes.get(cell.campaign_id))
+            if why:
+                problems.append(cell.problem(why))
+    return problems
+
+
 def _unpriced(cell: BidCell, fmt: str | None, mode: str | None) -> str | None:
     """Why the service's price cannot be the bid of the cell's campaign, or None."""
     if fmt is None:
@@ -136,4 +151,4 @@ def fill_prices(
     return out
 
 
-__all__ = ["ask_prices", "fill_prices", "priced_bids"]
+__all__ = ["ask_prices", "fill_prices", "priced_bids", "unpriced"]

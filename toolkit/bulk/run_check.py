@@ -50,6 +50,8 @@ def check_bound(book: Journal, run_id: str, client: Client, live: Account | None
     if live is None or pd.isna(run.account):
         return
     account = account_of(live)
+    if account is None:  # that read's balance failed: the client's (kept, or one read)
+        account = client.account.user_id()
     if account is not None and account != int(run.account):
         raise ToolkitError(
             f"run {run_id} was made on account {int(run.account)}, and this key is account"

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from openpyxl.utils import get_column_letter
 
 from .. import spec
 from ..errors import WorkbookError, WorkbookProblem
@@ -45,7 +46,7 @@ from .relative_bids import BID_COLUMNS, BidCell, split_cells
 from .workbook_checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
 from .workbook_export import export_workbook
 from .workbook_file import cells_of
-from .workbook_forms import workbook_forms
+from .workbook_forms import excel_percentages, workbook_forms
 from .workbook_layout import (
     BASE_PREFIX,
     COLUMNS,
@@ -301,6 +302,8 @@ def _parse(
         values = raw[col]
         if not base and BID_COLUMNS.get(sheet.table) == col:  # +10%, x1.2, min, rec-5%
             values, forms, bad_forms = split_cells(values)
+            letter = get_column_letter(positions[col] + 1)  # 0.1 shown 10%: +10% typed
+            bad_forms += excel_percentages(values, book.percent_rows(name, letter), letter)
             problems += _cell_problems(name, col, bad_forms)
             unreadable.update(forms, (i for i, _, _ in bad_forms))  # rows kept, bids later
         columns[col], bad = to_column(values, dtype, strip=strip)

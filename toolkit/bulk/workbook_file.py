@@ -1,5 +1,5 @@
-"""What a workbook's sheets hold that a reader of values does not show: formulas and
-merged cells.
+"""What a workbook's sheets hold that a reader of values does not show: formulas, merged
+cells and number formats that show a percentage.
 
 :func:`formulas_and_merges` scans a sheet's XML as a stream (a million rows in a fraction of
 a second) for cells holding a formula and for merged ranges: a reader of values sees a
@@ -17,6 +17,7 @@ import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from xml.etree import ElementTree
 
 from ..xlsx.archive import SCAN_CHUNK
 
@@ -45,6 +46,15 @@ def formulas_and_merges(archive: zipfile.ZipFile, part: str, limit: int = 1000) 
     """The formulas and merged ranges of the sheet stored at ``part`` (at most ``limit`` of
     each), read as a stream of chunks that overlap by :data:`OVERLAP` bytes."""
     scan = SheetScan()
+    for data, prefix, start, end in _blocks(archive, part):
+        _find_formulas(data, prefix, start, end, scan, limit)
+        _find_merges(data, prefix, start, end, scan, limit)
+    return scan
+
+
+def _blocks(archive: zipfile.ZipFile, part: str) -> Iterator[tuple[bytes, bytes, int, int]]:
+    """The sheet at ``part`` as ``(data, namespace prefix, start, end)``: the tags starting
+    in ``data[start:end]`` are each in exactly one block, whole within :data:`OVERLAP`."""
     prefix: bytes | None = None
     carry, skip = b"", 0
     chunks = _chunks(archive, part)
@@ -56,12 +66,10 @@ def formulas_and_merges(archive: zipfile.ZipFile, part: str, limit: int = 1000) 
             root = _ROOT_RE.search(data[:4096])
             prefix = (root.group(1) + b":") if root and root.group(1) else b""
         end = len(data) if following is None else max(skip, len(data) - OVERLAP)
-        _find_formulas(data, prefix, skip, end, scan, limit)
-        _find_merges(data, prefix, skip, end, scan, limit)
+        yield data, prefix, skip, end
         start = max(0, end - OVERLAP)
         carry, skip = data[start:], end - start
         pending = following
-    return scan
 
 
 def _chunks(archive: zipfile.ZipFile, part: str) -> Iterator[bytes]:
@@ -115,6 +123,76 @@ def _find_merges(
         pos = data.find(tag, pos + 1, end)
 
 
+# --------------------------------------------------------------------------- number formats
+
+
+#: The built-in number formats that show a percentage (``0%``, ``0.00%``).
+PERCENT_FORMATS = frozenset({9, 10})
+
+
+def percent_styles(archive: zipfile.ZipFile) -> frozenset[int]:
+    """The cell styles (``s=`` of a cell: an index of ``cellXfs``) whose number format shows a
+    percentage (``0%``, ``0.00%``, any format holding ``%``); empty for a workbook without
+    one, such as every one the toolkit exports."""
+    part = _styles_part(archive)
+    if part is None:
+        return frozenset()
+    root = ElementTree.fromstring(archive.read(part))
+    percent = set(PERCENT_FORMATS)
+    for fmt in root.iterfind("{*}numFmts/{*}numFmt"):
+        if "%" in fmt.get("formatCode", "") and (fmt.get("numFmtId") or "").isdigit():
+            percent.add(int(fmt.get("numFmtId", "")))
+    xfs = root.iterfind("{*}cellXfs/{*}xf")
+    return frozenset(i for i, xf in enumerate(xfs) if _format_id(xf.get("numFmtId")) in percent)
+
+
+def _format_id(text: str | None) -> int:
+    return int(text) if text and text.isdigit() else 0
+
+
+def _styles_part(archive: zipfile.ZipFile) -> str | None:
+    """Where the styles are: as the workbook's relationships say, else ``xl/styles.xml``."""
+    names = set(archive.namelist())
+    if "xl/_rels/workbook.xml.rels" in names:
+        rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+        for rel in rels.iterfind("{*}Relationship"):
+            if rel.get("Type", "").endswith("/styles"):
+                target = rel.get("Target", "")
+                part = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+                return part if part in names else None
+    return "xl/styles.xml" if "xl/styles.xml" in names else None
+
+
+_TYPE_RE = re.compile(rb'\bt="([a-zA-Z]*)"')
+
+
+def styled_numbers(
+    archive: zipfile.ZipFile, part: str, styles: frozenset[int], letter: str, limit: int = 1000
+) -> list[int]:
+    """The rows whose cell in column ``letter`` is a number cell with one of the ``styles``
+    (at most ``limit``), found by the styles alone: a sheet is read only for a workbook that
+    has such a style, and only the cells of one are looked at."""
+    if not styles:
+        return []
+    found: list[int] = []
+    wanted = re.compile(rb' s="(?:' + b"|".join(b"%d" % s for s in sorted(styles)) + rb')"')
+    column = letter.encode()
+    for data, prefix, start, end in _blocks(archive, part):
+        tag = b"<" + prefix + b"c "
+        for match in wanted.finditer(data, start, end):
+            cell = data.rfind(b"<", max(0, match.start() - OVERLAP), match.start())
+            close = data.find(b">", match.end(), match.end() + OVERLAP)
+            if cell < 0 or close < 0 or not data.startswith(tag, cell):
+                continue
+            ref = _REF_RE.search(data, cell, close)
+            kind = _TYPE_RE.search(data, cell, close)
+            if ref and ref.group(1) == column and (kind is None or kind.group(1) == b"n"):
+                found.append(int(ref.group(2)))
+                if len(found) >= limit:
+                    return found
+    return found
+
+
 def cells_of(ref: str) -> Iterator[tuple[str, int]]:
     """The cells of a range like ``A2:C3`` (column letter, row), at most 10,000.
 
@@ -133,4 +211,11 @@ def cells_of(ref: str) -> Iterator[tuple[str, int]]:
                 return
 
 
-__all__ = ["SheetScan", "cells_of", "formulas_and_merges"]
+__all__ = [
+    "PERCENT_FORMATS",
+    "SheetScan",
+    "cells_of",
+    "formulas_and_merges",
+    "percent_styles",
+    "styled_numbers",
+]

@@ -15,6 +15,7 @@ country's).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -77,6 +78,39 @@ def workbook_forms(
     return cells, problems
 
 
+def excel_percentages(
+    values: list[Any], rows: Sequence[int], letter: str
+) -> list[tuple[int, Any, str]]:
+    """The bid cells (``values``, Excel row 2 first) in ``rows``, the rows whose cell in
+    column ``letter`` is shown as a percentage, that hold a number: Excel turns ``+10%``
+    typed in a number cell into 0.1 shown 10%, which read as a bid is 0.10 USD. Each is a
+    problem ``(index, value, message)`` and is emptied in ``values``.
+
+    >>> values = [0.35, 0.1]
+    >>> [m for _, _, m in excel_percentages(values, [3], "D")], values
+    (["cell D3: 10% is a percentage Excel made of what was typed; write +10% as text ('+10%) \
+or the bid in USD in a cell not shown as a percentage"], [0.35, None])
+    """
+    problems = []
+    for row in rows:
+        i = row - 2
+        if 0 <= i < len(values) and type(values[i]) in (int, float):
+            pct = format((Decimal(repr(values[i])) * 100).normalize(), "f")
+            signed = pct if pct.startswith("-") else f"+{pct}"
+            problems.append(
+                (i, values[i], PERCENT.format(cell=f"{letter}{row}", pct=pct, s=signed))
+            )
+            values[i] = None
+    return problems
+
+
+#: Why a number shown as a percentage in a bid cell is refused.
+PERCENT = (
+    "cell {cell}: {pct}% is a percentage Excel made of what was typed; write {s}% as text"
+    " ('{s}%) or the bid in USD in a cell not shown as a percentage"
+)
+
+
 def _settled(cell: BidCell, current: dict[tuple[int, str], float], based: bool) -> Any:
     """The new bid (None: asked at plan time), or why the cell is refused."""
     if cell.form.needs_price:
@@ -128,4 +162,4 @@ def _bids(base: pd.DataFrame | None, key: str, column: str) -> dict[tuple[int, s
     }
 
 
-__all__ = ["NO_BASE", "workbook_forms"]
+__all__ = ["NO_BASE", "PERCENT", "excel_percentages", "workbook_forms"]

@@ -30,7 +30,7 @@ from ..frames.schemas import FLOAT, INT, STRING, TIME
 from ..xlsx.archive import check_file
 from ..xlsx.guard import SheetGuard
 from ..xlsx.parts import sheet_parts
-from .workbook_file import SheetScan, formulas_and_merges
+from .workbook_file import SheetScan, formulas_and_merges, percent_styles, styled_numbers
 from .workbook_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, unescape_text
 
 #: Reading engines, in the order tried.
@@ -59,6 +59,7 @@ class Book:
         self._pending: dict[str, Future[list[Sequence[Any]]]] = {}
         self._zip: zipfile.ZipFile | None = None
         self._parts: dict[str, str] = {}
+        self._percent: frozenset[int] | None = None
         check_file(self.path)
         with self._unreadable(None):
             self._guard = SheetGuard(self.path)  # each sheet checked before it is parsed
@@ -139,13 +140,31 @@ class Book:
         """Formulas and merged ranges of a sheet (see :mod:`.workbook_file`)."""
         with self._unreadable(name):
             self._guard.check(name)
-            if self._zip is None:
-                self._zip = zipfile.ZipFile(self.path)
-                self._parts = sheet_parts(self._zip)
+            archive = self._archive()
             part = self._parts.get(name)
             if part is None:
                 return SheetScan()
-            return formulas_and_merges(self._zip, part)
+            return formulas_and_merges(archive, part)
+
+    def percent_rows(self, name: str, letter: str) -> list[int]:
+        """The rows whose number cell in column ``letter`` is shown as a percentage (``0%``,
+        ``0.00%``): ``+10%`` typed in Excel into a number cell is 0.1 shown so. Free for a
+        workbook whose styles show no percentage (see :mod:`.workbook_file`)."""
+        with self._unreadable(name):
+            archive = self._archive()
+            if self._percent is None:
+                self._percent = percent_styles(archive)
+            part = self._parts.get(name)
+            if not self._percent or part is None:
+                return []
+            self._guard.check(name)
+            return styled_numbers(archive, part, self._percent, letter)
+
+    def _archive(self) -> zipfile.ZipFile:
+        if self._zip is None:
+            self._zip = zipfile.ZipFile(self.path)
+            self._parts = sheet_parts(self._zip)
+        return self._zip
 
     def _rows(self, name: str) -> list[Sequence[Any]]:
         if name in self._pending:

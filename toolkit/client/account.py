@@ -18,8 +18,33 @@ class Account(Resource):
     >>> client.account.price("push", country=["US"], quality=["high"])    # doctest: +SKIP
     """
 
+    #: The transport (its key) and the user id its last balance answer gave.
+    _known: tuple[object, int] | None = None
+
     def balance(self) -> dict[str, Any]:
-        return self._call("account.balance")
+        """The account's balance, currency and user id; the user id is kept (see
+        :meth:`user_id`)."""
+        answer = self._call("account.balance")
+        found = answer.get("user_id") if isinstance(answer, dict) else None
+        if isinstance(found, int) or (isinstance(found, str) and found.isdigit()):
+            self._known = (self._client.transport, int(found))
+        return answer
+
+    def user_id(self) -> int | None:
+        """The user id of the account this client's key belongs to: the one the last balance
+        answer of this client gave (loading an account or making a plan reads it), else one
+        read of the balance; None when the service answers none. The kept value belongs to
+        the client's transport (its key): a client given another transport reads again.
+
+        >>> client.account.user_id()                                          # doctest: +SKIP
+        1001
+        """
+        known = self._known
+        if known is None or known[0] is not self._client.transport:
+            self._known = None
+            self.balance()
+            known = self._known
+        return None if known is None else known[1]
 
     def dictionaries(self, type: str | None = None) -> dict[str, Any]:  # noqa: A002
         """Every dictionary (or one), keyed by type."""
