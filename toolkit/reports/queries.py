@@ -1,16 +1,6 @@
-"""Price queries from a campaign's targeting: built per campaign x country, asked once each.
-
-A query is the format and, for every target kind that has a price parameter
-(``kind.price_param`` in :mod:`toolkit.spec`) and that the format allows (``kind.formats``:
-subscription age only for push), the campaign's values of that kind as the price operation
-takes them (ids as integers, kinds sent as codes as their codes, ``kind.codes``), plus the
-row's country. Two rows with the same format and the same parameters (compared sorted) share
-one query, so an account whose campaigns repeat their targeting asks few prices.
-
-Queries run on a bounded pool (:func:`toolkit.frames.fetch.fetch_each`, capped at the
-client's connection pool) with a progress bar. A failing query (after the client's retries)
-is kept as its error message, so the rest of the report stands; an unusable api-key
-(:class:`~toolkit.errors.AuthError`) is raised.
+"""The bid report's price queries, built with the account's codes: one query per campaign x
+country, asked once each (a failing query kept as its error message, so the rest of the report
+stands).
 
 The queries themselves live in :mod:`toolkit.frames.price_queries` (the bulk layer asks them
 too, for ``min`` and ``rec`` bids); this module adds the account's codes.
