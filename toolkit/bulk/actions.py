@@ -46,7 +46,7 @@ from ..errors import WorkbookError, WorkbookProblem
 from ..frames.cells import unescape_formula
 from ..stats.countries import code_advice
 from .action_cells import campaign_cell, campaigns_of, code_kind, item_code
-from .actions_relative import form_problems, percent_bids
+from .actions_relative import bid_letter, form_problems, percent_bids
 from .actions_templates import (
     COLUMNS,
     EXAMPLES_SHEET,
@@ -112,6 +112,8 @@ def _sheet_rows(
             raise WorkbookError([problem], str(path))
         rows = book.rows(name)
         scan = book.scan(name)
+        letter = bid_letter(rows)
+        shown = book.percent_rows(name, letter) if letter else []  # +10% that Excel made 0.1
     rows = [[unescape_formula(v) for v in row] for row in rows]  # as written: '=x is =x
     header = [str(c).strip().lower() if not is_empty(c) else "" for c in (rows[0] if rows else [])]
     problems = [
@@ -138,7 +140,7 @@ def _sheet_rows(
         )
         for ref in scan.merged
     ]
-    percent = percent_bids(path, name, sheet, header, rows)  # +10% that Excel made 0.1
+    percent = percent_bids(sheet, header, rows, shown)
     if problems:
         raise WorkbookError(problems + percent, str(path))
     records, numbers = [], []

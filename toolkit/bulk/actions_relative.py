@@ -19,7 +19,6 @@ does not target, a bid rule it does not have) is refused with the row.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -122,38 +121,33 @@ def _current(account: Account) -> dict[tuple[str, int, str], float]:
 
 
 def percent_bids(
-    path: str | os.PathLike[str],
-    name: str,
     sheet: str,
     header: Sequence[str],
     rows: Sequence[Sequence[Any]],
+    shown: Iterable[int],
 ) -> list[WorkbookProblem]:
-    """The bid cells that hold a number shown as a percentage: Excel and LibreOffice turn
-    ``+10%`` typed in a cell that is not text into the number 0.1 (and show it 10%); read as
-    a bid, it would set 0.10 USD."""
+    """The bid cells that hold a number shown as a percentage (``shown``: their Excel rows,
+    :meth:`toolkit.bulk.workbook_read.Book.percent_rows`): Excel and LibreOffice turn ``+10%``
+    typed in a cell that is not text into the number 0.1 (and show it 10%); read as a bid, it
+    would set 0.10 USD."""
     if "bid" not in header:
         return []
     col = list(header).index("bid")
-    numbers = [
-        i
-        for i, row in enumerate(rows[1:], start=2)
-        if col < len(row) and isinstance(row[col], (int, float)) and not isinstance(row[col], bool)
-    ]
-    if not numbers:
-        return []
-    from openpyxl import load_workbook
-
-    book = load_workbook(path, read_only=True)
-    try:
-        cells = book[name].iter_rows(min_row=2, min_col=col + 1, max_col=col + 1)
-        shown = {i: c[0].number_format for i, c in enumerate(cells, start=2) if c}
-    finally:
-        book.close()
     return [
         WorkbookProblem(sheet, i, "bid", rows[i - 1][col], PERCENT)
-        for i in numbers
-        if "%" in str(shown.get(i, ""))
+        for i in sorted(set(shown))
+        if i <= len(rows) and col < len(rows[i - 1])
     ]
+
+
+def bid_letter(rows: Sequence[Sequence[Any]]) -> str | None:
+    """The column letter of a sheet's ``bid`` header (any case, spaces around), if any."""
+    from openpyxl.utils import get_column_letter
+
+    for i, cell in enumerate(rows[0] if rows else [], start=1):
+        if isinstance(cell, str) and cell.strip().lower() == "bid":
+            return get_column_letter(i)
+    return None
 
 
 #: Why a bid cell shown as a percentage is refused.
@@ -251,6 +245,7 @@ __all__ = [
     "RULE",
     "AppliedBefore",
     "form_problems",
+    "bid_letter",
     "percent_bids",
     "provenance_of",
     "refuse_again",
