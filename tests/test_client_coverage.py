@@ -40,7 +40,7 @@ METHODS = {
     "bid_rules": {"list", "add", "drop"},
     "cpa_rules": {"list", "add", "edit", "drop"},
     "creatives": {"list", "get", "create", "update", "start", "pause", "archive"},
-    "account": {"balance", "dictionaries", "dictionary", "search", "price"},
+    "account": {"balance", "dictionaries", "dictionary", "search", "price", "user_id"},
 }
 
 
@@ -140,7 +140,7 @@ def test_every_operation_is_reached_through_the_client(fresh_sandbox):
     client.creatives.pause(crid)
     client.creatives.archive(crid)
 
-    client.account.balance()
+    assert client.account.user_id() == client.account.balance()["user_id"]  # kept, then read
     client.account.dictionaries()
     client.account.search("city", "Paris")
     client.account.price("push", country=["US"])
