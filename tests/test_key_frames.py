@@ -208,6 +208,7 @@ def test_no_frame_of_a_bulk_apply_holds_the_key(sb, faults, tmp_path):
     rows = countries.groupby("campaign_id").head(1).index[:2]
     countries.loc[rows, "bid"] = (countries.loc[rows, "bid"] + 0.01).round(4)
     plan = make_plan(plain, {**base, "countries": countries}, base=base)
+    searching.account.user_id()  # the account apply checks the plan against, read before faults
     faults.configure({"rules": [{"body": "echo", "status": 502, "path": "/api/campaign/"}]})
     result = plan.apply(searching, progress=False, journal=Journal(tmp_path / "j.db"))
     faults.clear()

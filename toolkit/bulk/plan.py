@@ -323,7 +323,7 @@ def make_plan(
         tuple(sorted(scope)),
         names=_names(live_tables["campaigns"]),
         account=account_of(live),
-        service=service_of(client),
+        service=service_of(client) if client is not None else None,
         prefer=prefer,
         written=written(getattr(desired, "bid_forms", ())),
     )
