@@ -115,14 +115,22 @@ assert report.history_path == PRICES and PRICES.stat().st_size > 0
 assert (frame["zone"] == "below minimum").any(), "no bid below the minimum: nothing to propose"
 """,
         "c09": """\
-assert zoned["comparable"].all() and zoned["error"].isna().all()
-assert (below == (zoned["bid"] < zoned["minimum"])).all()
+# "no traffic" (the targeting excludes the country) is a zone whatever the unit
+priced = zoned[zoned["zone"] != "no traffic"]
+assert priced["comparable"].all() and zoned["error"].isna().all()
+assert (below[priced.index] == (priced["bid"] < priced["minimum"])).all()
 assert (zoned.loc[below, "traffic_estimate"] == 0).all()  # below the minimum buys nothing
 between = zoned[zoned["zone"] == "between"]
 assert between["position"].between(0, 1).all()
 """,
         "c11": """\
 assert len(fig.axes) == 1
+""",
+        "c13": """\
+_status = report.account.campaigns.set_index("id").loc[campaign_id, ["status", "work_status"]]
+assert _status.tolist() == ["Approved", "Started"], _status  # the featured campaign is live
+assert len(report.left_out) > 0
+assert not frame["campaign_id"].isin(report.left_out["campaign_id"]).any()
 """,
         "c19": """\
 assert len(changes) == len(proposal) == len(below_minimum)
@@ -163,6 +171,68 @@ for path in (html, xlsx, actions):
     assert path.exists() and path.stat().st_size > 0, path
 assert {"summary", "bids", "to minimum"} <= set(sheets)
 assert len(plan_actions(client, actions).changes()) == len(proposal)
+""",
+        "c31": """\
+_f = earning.frame
+_stats = toolkit.read_stats(STATS)
+_stats = _stats[_stats["level"].astype(str) == "country"].astype({"key": str})
+_sums = _stats.groupby(["campaign_id", "key"])[["clicks", "impressions", "revenue"]].sum()
+_has = _f[_f["clicks"].notna()]
+assert len(_has) > len(_f) / 2, "most live country bids have statistics"
+_sums = _sums.reindex(list(zip(_has["campaign_id"], _has["country"]))).astype(float)
+assert np.allclose(_has["clicks"], _sums["clicks"])
+assert np.allclose(_has["revenue"], _sums["revenue"])
+_per_click = (_has["mode"].astype(str) == "CPC").to_numpy()
+_rpm = _sums["revenue"] / _sums["impressions"] * 1000
+_epc = np.where(_per_click, _sums["revenue"] / _sums["clicks"], _rpm)
+assert np.allclose(_has["break_even_bid"], _epc)  # EPC, or revenue per 1,000 impressions
+_known = _has[_has["max_profitable_bid"].notna()]
+assert len(_known) and (_known["max_profitable_bid_low"] <= _known["max_profitable_bid"]).all()
+""",
+        "c33": """\
+_day = earning.frame["profit_day_now"]
+assert zones.loc["all", "bids"] == zones["bids"].drop("all").sum() == len(earning.frame)
+assert np.isclose(zones.loc["all", "profit_day_now"], _day.sum())
+assert zones.loc["all", "profit_unknown"] == _day.isna().sum() > 0  # unknown, counted apart
+assert zones.loc["unprofitable", "profit_day_now"] < 0 < zones.loc["room to grow", "profit_day_now"]
+assert zones.loc["all", "profit_day_proposed"] > zones.loc["all", "profit_day_now"]
+""",
+        "c34": """\
+assert len(fig.axes) == 1 and len(fig.axes[0].patches) == 2 * len(shown)
+""",
+        "c36": """\
+assert set(moves["action"]) == {"set bid", "drop country", "pause campaign"}
+_set = moves[moves["action"] == "set bid"]
+assert (_set["new_bid"] >= _set["minimum"]).all()  # never below the minimum
+_cap = np.maximum(_set["max_profitable_bid_low"], _set["minimum"]) + 1e-4
+assert (_set["new_bid"] <= _cap).all()  # never above what it is 95 % sure to afford
+_gone = moves[moves["action"] != "set bid"]
+assert (_gone["max_profitable_bid_low"] < _gone["minimum"]).all()  # cannot pay at the minimum
+assert (_gone["profit_day_new"] == 0).all()
+""",
+        "c37": """\
+_changes = profit_plan.changes()
+assert len(_changes) > 0 and profit_plan.conflicts.empty
+assert len(toolkit.history(JOURNAL)) == len(runs)  # previewed, not applied
+""",
+        "c39": """\
+from toolkit.reports.rule_rows import NO_PRICE
+
+assert rules["note"].str.startswith(NO_PRICE).all()
+_ids = set(earning.frame["campaign_id"])
+_mine = earning.account.bid_rules["campaign_id"].isin(_ids)
+assert len(rules) == _mine.sum() > 0 and set(rules["campaign_id"]) <= _ids
+_seen = rules[rules["clicks"] > 0]
+_per_click = (_seen["mode"].astype(str) == "CPC").to_numpy()
+_rpm = _seen["revenue"] / _seen["impressions_stats"] * 1000
+_value = np.where(_per_click, _seen["revenue"] / _seen["clicks"], _rpm)
+assert len(_seen) > len(rules) / 2 and np.allclose(_seen["break_even_bid"], _value)
+""",
+        "c42": """\
+_sheets = openpyxl.load_workbook(profit_xlsx, read_only=True).sheetnames
+assert _sheets[:3] == ["summary", "bids", "bid rules"]
+assert len(sheet) == len(rules) and sheet["key"].astype(str).tolist() == rules["key"].tolist()
+assert profit_pdf.stat().st_size > 0
 """,
     },
     "05-notebook-forms.ipynb": {
@@ -307,6 +377,9 @@ assert stat["winners_stopped"] < thr["winners_stopped"] and stat["precision"] > 
 """,
         "c40": """\
 assert len(inside) >= 2 and (inside["revenue_lost"].to_numpy() < thr_lost).all()
+""",
+        "c40c": """\
+assert len(at_level) >= 2 and (at_level["difference_%"] < 0).all()
 """,
     },
 }

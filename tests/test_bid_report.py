@@ -43,7 +43,7 @@ def api(sb: Sandbox) -> Api:
 
 @pytest.fixture(scope="module")
 def report(client: toolkit.Client) -> toolkit.BidReport:
-    return toolkit.bid_report(client, progress=False, history=None)
+    return toolkit.bid_report(client, progress=False, history=None, include="all")
 
 
 def price_calls(sb: Sandbox) -> int:
@@ -125,7 +125,9 @@ def test_the_query_carries_targeting_and_identical_queries_are_asked_once(sb, cl
 
     high, high_twin, low = campaign("high"), campaign("high"), campaign("low")
     before = price_calls(sb)
-    report = toolkit.bid_report(client, [high, high_twin, low], progress=False, history=None)
+    report = toolkit.bid_report(
+        client, [high, high_twin, low], progress=False, history=None, include="all"
+    )
     assert price_calls(sb) - before == 2  # the twins share one query
     assert report.calls == 2 and report.naive_calls == 3
     by_id = report.frame.set_index(report.frame["campaign_id"].astype(int))
@@ -201,7 +203,7 @@ def test_incomparable_units_are_flagged_never_zoned_and_zoned_with_ctr(client, r
     assert report.proposals("recommended")["campaign_id"].isin(df.loc[~other, "campaign_id"]).all()
 
     converted = toolkit.bid_report(
-        report.account, client=client, ctr=0.01, history=None, progress=False
+        report.account, client=client, ctr=0.01, history=None, progress=False, include="all"
     ).frame
     assert converted["comparable"].all()
     assert converted.loc[other, "zone"].notna().all()
@@ -230,7 +232,7 @@ def test_propose_minimum_applied_then_undone_and_actions_plan_the_same(client, a
         "country": {"US": "0.0010", "DE": "0.0020", "FR": "5.0"},
     }
     low = [api.new_campaign("push", targeted=False, target=target, mode="CPC") for _ in range(2)]
-    report = toolkit.bid_report(client, low, progress=False, history=None)
+    report = toolkit.bid_report(client, low, progress=False, history=None, include="all")
     below = report.frame[report.frame["zone"] == "below minimum"]
     assert len(below) == 4
     proposed = report.proposals("minimum")
@@ -253,7 +255,7 @@ def test_propose_minimum_applied_then_undone_and_actions_plan_the_same(client, a
     journal = Journal(tmp_path / "journal.db")
     result = plan.apply(client, progress=False, journal=journal)
     assert result.ok
-    after = toolkit.bid_report(client, low, progress=False, history=None).frame
+    after = toolkit.bid_report(client, low, progress=False, history=None, include="all").frame
     comparable = after[after["comparable"]]
     assert not (comparable["zone"] == "below minimum").any()
     assert (after["bid"] > 0.0020).all()
@@ -289,7 +291,7 @@ def test_a_proposal_proposed_and_applied_again_plans_nothing(client, api, tmp_pa
         "country": {"US": "0.0010", "DE": "0.0020", "FR": "5.0"},
     }
     ids = [api.new_campaign("push", targeted=False, target=target, mode="CPC") for _ in range(2)]
-    report = toolkit.bid_report(client, ids, progress=False, history=None)
+    report = toolkit.bid_report(client, ids, progress=False, history=None, include="all")
     plan = report.propose(to, allow=["bid_jump"])
     assert len(plan) > 0
     result = plan.apply(client, progress=False, journal=Journal(tmp_path / "journal.db"))
@@ -310,7 +312,7 @@ def test_a_proposal_proposed_and_applied_again_plans_nothing(client, api, tmp_pa
         assert applied[(int(row.campaign_id), str(row.country))] == pytest.approx(row.new_bid)
     again = report.propose(to, allow=["bid_jump"])  # the same report, live bids moved since
     assert len(again) == 0 and again.conflicts.empty
-    fresh = toolkit.bid_report(client, ids, progress=False, history=None)
+    fresh = toolkit.bid_report(client, ids, progress=False, history=None, include="all")
     assert fresh.proposals(to).empty
     assert len(fresh.propose(to, allow=["bid_jump"])) == 0
     assert bids() == applied
@@ -341,9 +343,11 @@ def test_a_failing_price_call_gives_an_error_row_and_the_rest_of_the_report(fres
 
 def test_each_report_appends_its_prices_to_the_history(client, tmp_path):
     path = tmp_path / "prices.db"
-    first = toolkit.bid_report(client, progress=False, history=path)
+    first = toolkit.bid_report(client, progress=False, history=path, include="all")
     assert len(toolkit.price_history(path)) == first.calls
-    second = toolkit.bid_report(first.account, client=client, progress=False, history=path)
+    second = toolkit.bid_report(
+        first.account, client=client, progress=False, history=path, include="all"
+    )
     history = toolkit.price_history(path)
     assert len(history) == first.calls + second.calls
     assert list(history.columns[:8]) == [

@@ -107,6 +107,10 @@ def test_demo_runs_on_a_fresh_sandbox_of_its_own(tmp_path):
     assert "<svg" in page and "below minimum" in page
     # the rules step: a backtest against the threshold rule, then a plan with its reasons
     assert "5. Rules over" in out and "p_loss" in out
+    # what the statistics are made of, and the payouts written beside them
+    assert "each in one source, one subId and one country" in out and "55 %" in out
+    payouts = pd.read_csv(tmp_path / "demo" / "payouts.csv")
+    assert list(payouts.columns) == ["campaign_id", "country", "payout"] and len(payouts) > 50
     backtest = pd.read_csv(tmp_path / "demo" / "backtest.csv").set_index("rule_set")
     ours, theirs = backtest.loc["statistical"], backtest.drop(index="statistical").iloc[0]
     assert ours["revenue_lost"] < theirs["revenue_lost"]

@@ -276,7 +276,7 @@ def _backtest(w: World, out: Path, run: Any) -> Written:
 
 
 def _bid_report(w: World, out: Path, run: Any) -> Written:
-    report = toolkit.bid_report(w.client, progress=False, history=None)
+    report = toolkit.bid_report(w.client, progress=False, history=None, include="all")
     book = report.to_excel(out / "bids.xlsx")
     page = report.to_html(out / "bids.html")
     bids = read_table(book, "bids")

@@ -238,7 +238,7 @@ def test_report_proposal_past_3x_is_refused_and_says_how_to_allow_it(sb, client)
         "country": {"US": "0.0010", "DE": "0.0020"},
     }
     low = api.new_campaign("push", targeted=False, target=target, mode="CPC")
-    report = toolkit.bid_report(client, [low], progress=False, history=None)
+    report = toolkit.bid_report(client, [low], progress=False, history=None, include="all")
     proposed = report.proposals("minimum")
     assert len(proposed) == 2 and (proposed["new_bid"] > 3 * proposed["old_bid"]).all()
     with pytest.raises(PlanRefused) as info:

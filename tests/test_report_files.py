@@ -22,7 +22,7 @@ from toolkit.bulk.actions_templates import COLUMNS as ACTION_COLUMNS
 from toolkit.frames.cells import unescape_formula
 from toolkit.reports import files, view
 from toolkit.reports.excel import BIDS_SHEET, SUMMARY_SHEET
-from toolkit.reports.style import COLOURS, STATES, ZONES
+from toolkit.reports.style import BID_ZONES, COLOURS, STATES
 from toolkit.sandbox import Sandbox
 
 from .report_frames import CAMPAIGNS, ROWS, C, FakeReport, synthetic_frame, synthetic_history
@@ -93,7 +93,8 @@ def test_the_html_page_is_self_contained_and_holds_every_row(fake, tmp_path):
     bids = {(r[1], r[5]) for r in body[1:]}  # name, country of the "All bids" table
     assert bids == {(CAMPAIGNS[cid][0], code) for cid, code, *_ in ROWS}
     zones = [r[11] for r in body[1:]]
-    assert sorted(set(zones)) == sorted(STATES)  # every state named in the table
+    # every state named in the table (the synthetic report has no "no traffic" row)
+    assert sorted(set(zones)) == sorted(s for s in STATES if s != "no traffic")
     joined = " ".join(page.text)
     assert "to recommended: 8 bids" in joined and "an estimate" in joined
 
@@ -114,7 +115,8 @@ def test_a_bare_frame_makes_a_page_and_a_history_adds_the_drift(tmp_path):
 def test_the_notebook_view_counts_and_colours_zones(fake):
     table = view.summary(fake.frame)
     assert table.loc["all", "rows"] == len(ROWS)
-    assert table.loc["push", list(ZONES)].tolist() == [1, 1, 1, 1, 1]
+    assert table.loc["push", list(BID_ZONES)].tolist() == [1, 1, 1, 1, 1]
+    assert "no traffic" not in table.columns  # shown only when some row has no traffic
     assert table.loc["pops", "not comparable"] == 2
     text = view.repr_html(fake.frame)
     page = parse(text)
@@ -151,7 +153,7 @@ def check_workbook(path: Path, frame: pd.DataFrame, proposals: dict[str, pd.Data
     assert [unescape_formula(n) for n in names] == list(frame["name"])
     (chart,) = wb[SUMMARY_SHEET]._charts
     assert chart.tagname == "barChart" and chart.grouping == "stacked"
-    assert len(chart.series) >= len(ZONES)
+    assert len(chart.series) >= len(BID_ZONES)
     for to, proposal in proposals.items():
         ws = wb[files.PROPOSALS[to]]
         rows = list(ws.iter_rows(values_only=True))

@@ -13,7 +13,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from toolkit.reports import plots, zones
-from toolkit.reports.style import COLOURS, ZONES, states
+from toolkit.reports.style import BID_ZONES, COLOURS, ZONES, states
 
 from .report_frames import CAMPAIGNS, ROWS, C, synthetic_frame, synthetic_history
 
@@ -52,7 +52,7 @@ def test_ranges_draws_each_country_once_with_its_zone_colour(frame):
     ax = fig.axes[0]
     rows = [r for r in ROWS if r[0] == 101]
     assert sorted(t.get_text() for t in ax.get_yticklabels()) == sorted(r[1] for r in rows)
-    for zone in ZONES:
+    for zone in BID_ZONES:
         (bids,) = [r[2] for r in rows if r[5] == zone]
         drawn = points(fig, zone)
         assert drawn[:, 0].tolist() == [bids], zone
@@ -62,7 +62,7 @@ def test_ranges_draws_each_country_once_with_its_zone_colour(frame):
     ranges = next(c for c in ax.collections if c.get_gid() == "ranges")
     assert len(ranges.get_segments()) == len(rows)
     labels = legend_texts(fig)
-    assert all(z in labels for z in ZONES)
+    assert all(z in labels for z in BID_ZONES)
     assert "error (price query failed)" in labels and "no estimate (no price)" in labels
     assert "not comparable (bid in the other unit)" not in labels
     assert ax.get_xlabel() == "price (USD per click)" and ax.get_ylabel() == "country"
@@ -151,7 +151,7 @@ def test_zones_by_format_stacks_every_row_by_state(frame):
     ax = fig.axes[0]
     formats = [t.get_text() for t in ax.get_yticklabels()]
     assert sorted(formats) == sorted({c[1] for c in CAMPAIGNS.values()})
-    for zone in ZONES:  # every zone has a bar per format (zero wide when none)
+    for zone in BID_ZONES:  # every bid zone has a bar per format (zero wide when none)
         assert len(bars(fig, zone)) == len(formats)
     st = states(frame)
     for state in ("not comparable", "error", "no estimate", *ZONES):
@@ -160,7 +160,8 @@ def test_zones_by_format_stacks_every_row_by_state(frame):
     total = sum(p.get_width() for p in ax.patches)
     assert total == len(frame)
     labels = legend_texts(fig)
-    assert all(z in labels for z in ZONES) and "not comparable (bid in the other unit)" in labels
+    assert all(z in labels for z in BID_ZONES)
+    assert "not comparable (bid in the other unit)" in labels
     assert ax.get_xlabel() == "rows (campaign x country bids)" and ax.get_ylabel() == "ad format"
     push = formats.index("push")
     assert ax.texts[push].get_text().strip() == "7"  # the bar's total
@@ -238,6 +239,10 @@ def test_every_plot_of_a_real_sandbox_report(tmp_path):
     assert sum(p.get_width() for p in fig.axes[0].patches) == len(df)
     assert png(plots.zones_by_country(df)).startswith(PNG)
     history = toolkit.price_history(prices)
+    one_day = plots.price_drift(history, frame=df)  # two reports a moment apart: not drift
+    assert "not drawn" in one_day.axes[0].texts[0].get_text()
+    first = plots.ask_rounds(history) == 0
+    history.loc[first, "asked_at"] -= pd.Timedelta(days=1)  # the first report a day earlier
     fig = plots.price_drift(history, frame=df)
     assert len(fig.axes) == df["ad_format"].nunique()
     assert all(len(ln.get_xdata()) == 2 for ax in fig.axes for ln in ax.get_lines())

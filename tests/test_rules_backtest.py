@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -136,6 +137,95 @@ def test_backtest_reads_an_export_path_like_a_frame(small, tmp_path):
     from_path = backtest([BLACKLIST], str(path))
     from_frame = backtest([BLACKLIST], small)
     pd.testing.assert_frame_equal(from_path.summary, from_frame.summary)
+
+
+def test_a_truth_with_more_columns_judges_the_same_and_true_epc_comes_first(small):
+    truth = pd.DataFrame(
+        {
+            "campaign_id": [7, 7, 7],
+            "level": ["subid"] * 3,
+            "key": ["a", "b", "c"],
+            "true_cr": [0.0, 0.02, 0.01],
+            "payout": [2.0, 2.0, 5.0],
+        }
+    )
+    plain = backtest([BLACKLIST], small, truth=truth).summary
+    extra = truth.assign(clicks=1, cost=2.0, conversions=3, revenue=4.0, note="x")
+    pd.testing.assert_frame_equal(backtest([BLACKLIST], small, truth=extra).summary, plain)
+    # true_epc, when given, decides: c earns 0.005 a click at cpc 0.01, a loser after all
+    with_epc = extra.assign(true_epc=[0.0, 0.04, 0.005])
+    s = backtest([BLACKLIST], small, truth=with_epc).summary.iloc[0]
+    assert (s["losers_stopped"], s["winners_stopped"]) == (2, 0)
+    with pytest.raises(ValueError, match="truth: no column true_cr, payout"):
+        backtest([BLACKLIST], small, truth=truth.drop(columns=["true_cr", "payout"]))
+    with pytest.raises(ValueError, match="truth: 1 item.s. given twice.*campaign 7 subid 'a'"):
+        backtest([BLACKLIST], small, truth=pd.concat([truth, truth.iloc[:1]]))
+
+
+def test_match_cost_saved_says_when_the_target_is_out_of_reach(small):
+    def make(x):
+        return [{**BLACKLIST, "when": f"cost >= {x} and conversions = 0"}]
+
+    x, _ = match_cost_saved(make, 4.0, small, 0.0, 8.0, steps=6)
+    assert 1.0 < x <= 2.0  # cost >= x stops a and c on day 2: 4.0 saved
+    with pytest.raises(ValueError) as raised:
+        match_cost_saved(make, 100.0, small, 0.0, 8.0, steps=4)
+    message = str(raised.value)
+    assert "target cost saved 100.00 is out of reach" in message, message
+    assert "x = 0 (the low end of 0 to 8) saves 6.00, less than the target" in message, message
+    with pytest.raises(ValueError, match=r"x = 1 \(the high end of 0 to 1\) saves 6.00, more"):
+        match_cost_saved(make, 2.0, small, 0.0, 1.0, steps=4)
+
+
+def test_a_replay_with_delay_sees_only_what_was_known_on_each_day(small):
+    one_day = {**BLACKLIST, "window": 1, "when": "cost >= 1 and conversions = 0"}
+    plain = backtest([one_day], small)
+    assert "b" not in set(plain.decisions["key"])  # b converts every day
+    assert "delay" not in plain.summary
+    late = {0: 0.0, 1: 1.0}  # every conversion arrives the day after its click
+    result = backtest({"one": [one_day], "two": [one_day]}, small, delay=late, complete=True)
+    d = result.decisions
+    assert set(d[d["rule_set"] == "one"]["key"]) == {"a", "b", "c"}
+    assert (d[d["key"] == "b"]["day"] == DAY0).all()  # on its first day, b showed none
+    assert result.summary["delay"].tolist() == ["delay {0: 0.00, 1: 1.00}"] * 2
+    assert result.delay.shares == (0.0, 1.0)
+    assert "replaying what was known under delay {0: 0.00, 1: 1.00}" in repr(result)
+    # as downloaded (not complete), the last day's conversions are what was known already
+    last = backtest([one_day], small, delay=late, start=DAY0 + dt.timedelta(days=3))
+    assert "b" not in set(last.decisions["key"])
+
+
+def test_known_conversions_grow_day_by_day_alike_for_every_replay():
+    from toolkit.rules.delay import Delay
+    from toolkit.rules.known import Known
+
+    days = [DAY0 + dt.timedelta(days=i) for i in range(5)]
+    rows = pd.DataFrame({"day": days, "conversions": [400.0] * 5, "revenue": [800.0] * 5})
+    profile = Delay.parse({0: 0.5, 1: 0.8, 2: 1.0})
+    known = Known(rows, profile, complete=True)
+    seen = np.array([known.on(d)[0] for d in days])  # replay day x click day
+    assert (np.diff(seen, axis=0) >= 0).all()  # a conversion known stays known
+    assert (seen[np.triu_indices(5, 1)] == 0).all()  # nothing of a day not clicked yet
+    assert np.abs(np.diagonal(seen) / 400 - 0.5).max() < 0.1  # age 0: half, drawn
+    assert np.abs(np.diagonal(seen, -1) / 400 - 0.8).max() < 0.1
+    assert (np.diagonal(seen, -2) == 400).all()
+    assert (known.on(days[0])[1] == 2 * known.on(days[0])[0]).all()
+    again = Known(rows, profile, complete=True)
+    assert (np.array([again.on(d)[0] for d in days]) == seen).all()
+    # downloaded on the last day: that day's rows are what the export shows, not thinned again
+    as_downloaded = Known(rows, profile)
+    assert (as_downloaded.on(days[-1])[0] == rows["conversions"]).all()
+    assert as_downloaded.on(days[-1])[0][-1] == 400 and as_downloaded.on(days[-2])[0][-1] == 0
+
+
+def test_delay_auto_is_estimated_and_says_so(small):
+    with pytest.warns(UserWarning, match="estimate_delay: no day is older than max_age=14"):
+        result = backtest([BLACKLIST], small, delay="auto")
+    assert result.summary["delay"].tolist() == ["no delay"]
+    with pytest.raises(ValueError, match="delay='auto' reads the delay off the freshest days"):
+        backtest([BLACKLIST], small, delay="auto", complete=True)
+    with pytest.raises(ValueError, match="delay: 'soon' is not a delay profile"):
+        backtest([BLACKLIST], small, delay="soon")
 
 
 # --------------------------------------------------------------------------- with the truth

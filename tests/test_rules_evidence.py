@@ -112,16 +112,34 @@ def test_prior_fit_recovers_a_known_beta():
 
 def test_prior_fallbacks_are_weak_and_never_degenerate():
     one = fit_beta_prior([3], [100])
-    assert not one.fitted and one.a + one.b == pytest.approx(2.0)
-    assert one.mean == pytest.approx(3.5 / 101)
+    assert not one.fitted and one.a == pytest.approx(1.0)  # a = PRIOR_MIN_A, no spike at 0
+    assert one.mean == pytest.approx(3.5 / 101) and one.a + one.b <= 100
+    tiny = fit_beta_prior([0], [3])  # a prior never weighs more than its clicks
+    assert not tiny.fitted and tiny.a + tiny.b == pytest.approx(3.0)
     same = fit_beta_prior([10, 10, 10, 10], [1000, 1000, 1000, 1000])  # no spread
-    assert not same.fitted and same.mean == pytest.approx(40.5 / 4001)
+    # the spread no larger than the noise: one standard error of its estimate,
+    # m (1 - m) sqrt(2 (K - 1)) / (N - sum n^2 / N), so a + b = 3000 / sqrt(6) - 1
+    assert same.fitted and same.mean == pytest.approx(0.01)
+    assert same.a + same.b == pytest.approx(3000 / math.sqrt(6) - 1)
     none = fit_beta_prior([0, 0, 0], [0, 0, 0])  # no clicks at all
     assert (none.a, none.b, none.fitted) == (1.0, 1.0, False)
     zeros = fit_beta_prior([0, 0, 0, 0], [100, 200, 300, 400])  # no conversions
     assert not zeros.fitted
     for prior in (one, same, none, zeros):
         assert prior.a > 0 and prior.b > 0
+
+
+def test_a_weak_fallback_claims_no_spike_at_zero_either():
+    # a campaign's first day: 1 conversion in 5,000 clicks of two subIds
+    prior = fit_beta_prior([1, 0], [3000, 2000])
+    assert not prior.fitted and prior.a == pytest.approx(1.0)
+    assert prior.mean == pytest.approx(1.5 / 5001)
+    # a subId without a conversion in 200 clicks, break-even at half the campaign's rate:
+    # under Beta(1, b + 200), P(rate < t) = 1 - (1 - t) ** (b + 200), about 0.41
+    t = prior.mean / 2
+    p = prob_rate_below(t, 0, 200, prior)
+    assert p == pytest.approx(1 - (1 - t) ** (prior.b + 200))
+    assert p < 0.5  # a prior of a = 0.0006 (worth 2 clicks) said 0.99
 
 
 def test_break_even_rate():
@@ -231,3 +249,14 @@ def test_evidence_zero_p_and_min_sample():
     assert d["zero_p"] == pytest.approx(math.exp(-50 * rate))
     assert math.isnan(ev.loc["a", "zero_p"])
     assert list(ev["min_sample"]) == [True, True, True, False]
+
+
+def test_a_fitted_prior_claims_no_spike_of_dead_items():
+    # two busy items without conversions and two small ones converting often: the moment fit
+    # alone gives a spread so wide that a < 1 (most items at about 0 conversions)
+    conversions, clicks = [0, 0, 6, 5, 3], [3000, 2500, 60, 40, 400]
+    prior = fit_beta_prior(conversions, clicks)
+    assert prior.fitted and prior.a == pytest.approx(1.0)  # raised to PRIOR_MIN_A
+    assert prior.mean == pytest.approx(sum(conversions) / sum(clicks))  # its mean kept
+    # an item with no conversion in 300 clicks is then not sure to be dead at a third of it
+    assert prob_rate_below(prior.mean / 3, 0, 300, prior) < 0.95

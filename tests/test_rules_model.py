@@ -379,8 +379,11 @@ def _hand_prior(others):
     c = np.array([o[1] for o in others], dtype=float)
     big_n, k = n.sum(), len(n)
     m = c.sum() / big_n
-    v = ((n * (c / n - m) ** 2).sum() - m * (1 - m) * (k - 1)) / (big_n - (n**2).sum() / big_n)
+    denom = big_n - (n**2).sum() / big_n
+    v = ((n * (c / n - m) ** 2).sum() - m * (1 - m) * (k - 1)) / denom
+    v = max(v, 0.0) + m * (1 - m) * np.sqrt(2 * (k - 1)) / denom  # one standard error wider
     strength = min(m * (1 - m) / v - 1, big_n)
+    strength = min(max(strength, 1.0 / m), big_n)  # a >= 1: the prior's own uncertainty
     return m * strength, (1 - m) * strength
 
 
@@ -393,7 +396,7 @@ def test_p_loss_is_the_posterior_below_break_even_computed_by_hand():
         "x": (800, 16.0, 2, 6.0),
     }
     stats = frame(*[(0, 7, "subid", k, *v) for k, v in items.items()])
-    d = decide([rule(when="p_loss >= 0")], stats).set_index("key")
+    d = decide([rule(when="p_loss >= 0", confirm=1)], stats).set_index("key")
     payout = 3.0  # the campaign's revenue per conversion
     for key, (n, cost, conv, _rev) in items.items():
         a, b = _hand_prior([(v[0], v[2]) for k, v in items.items() if k != key])
@@ -404,16 +407,16 @@ def test_p_loss_is_the_posterior_below_break_even_computed_by_hand():
         assert d.loc[key, "posterior_cr"] == pytest.approx((a + conv) / (a + b + n))
     assert 0.2 < d.loc["x", "p_loss"] < 1.0 and d.loc["a", "p_loss"] < 0.01
     # a payout given in the rule moves break-even, and the posterior with it
-    d = decide([rule(when="p_loss >= 0", payout=1.5)], stats).set_index("key")
+    d = decide([rule(when="p_loss >= 0", payout=1.5, confirm=1)], stats).set_index("key")
     a, b = _hand_prior([(v[0], v[2]) for k, v in items.items() if k != "x"])
     assert d.loc["x", "p_loss"] == pytest.approx(beta_dist.cdf(0.02 / 1.5, a + 2, b + 798))
 
 
 def test_p_loss_of_a_campaign_with_too_few_items_uses_the_weak_prior():
     stats = frame((0, 7, "subid", "a", 400, 8.0, 4, 12.0), (0, 7, "subid", "b", 200, 4.0, 0, 0.0))
-    d = decide([rule(when="p_loss >= 0")], stats).set_index("key")
-    mean = (4 + 0.5) / (400 + 1)  # the smoothed pooled rate of the other item, worth 2 clicks
-    expected = beta_dist.cdf(0.02 / 3.0, 2 * mean, 2 * (1 - mean) + 200)
+    d = decide([rule(when="p_loss >= 0", confirm=1)], stats).set_index("key")
+    mean = (4 + 0.5) / (400 + 1)  # the smoothed pooled rate of the other item, with a = 1
+    expected = beta_dist.cdf(0.02 / 3.0, 1.0, 1.0 / mean - 1.0 + 200)
     assert d.loc["b", "p_loss"] == pytest.approx(expected, rel=1e-9)
 
 

@@ -286,6 +286,14 @@ def _apply(args: argparse.Namespace) -> int:
 REPORT_FORMATS: dict[str, str] = {"html": "to_html", "xlsx": "to_excel", "pdf": "to_pdf"}
 
 
+def _input_file(text: str, what: str) -> Path:
+    """An existing file the command reads, or a :class:`CliError` naming ``what`` it is."""
+    path = Path(text)
+    if not path.is_file():
+        raise CliError(f"{text}: {'is a folder' if path.is_dir() else 'no such file'} ({what})")
+    return path
+
+
 def _report_bids(args: argparse.Namespace) -> int:
     import toolkit
 
@@ -304,14 +312,22 @@ def _report_bids(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     history = None if args.no_history else "default"
+    stats = None if args.stats is None else _input_file(args.stats, "the statistics export")
+    if args.payouts is not None and stats is None:
+        raise CliError("--payouts: the payouts go with --stats FILE (the tracker's statistics)")
+    payouts = None if args.payouts is None else _input_file(args.payouts, "the payouts table")
     report = toolkit.bid_report(
         _client(args), args.campaigns, overpay=args.overpay, ctr=ctr, history=history,
-        progress=sys.stderr.isatty(),
+        progress=sys.stderr.isatty(), stats=stats, payouts=payouts, include=args.include,
     )  # fmt: skip
     failed = report.account.failures
     unknown = failed.loc[failed["error"].astype(str) == "NotFoundError", "campaign_id"]
     if len(unknown):
         raise CliError(f"unknown campaign id(s) {', '.join(map(str, unknown))}; nothing written")
+    if stats is not None:
+        from .reports.profit import zone_line
+
+        print(zone_line(report.frame))
     print(f"{report}\nWrote {getattr(report, REPORT_FORMATS[fmt])(path)}")
     return 0
 
@@ -327,6 +343,12 @@ def _report_parser(sub: argparse._SubParsersAction) -> None:
     bids.add_argument("--overpay", type=float, default=1.5, help="overpaying past X x recommended")
     bids.add_argument("--ctr", default=None, help="click-through rate (0.01, or push=0.01,...)")
     bids.add_argument("--no-history", action="store_true", help="do not keep the prices asked")
+    bids.add_argument(
+        "--include", choices=("live", "all"), default="live",
+        help="live: started and approved campaigns (default); all: every campaign",
+    )  # fmt: skip
+    bids.add_argument("--stats", default=None, help="tracker statistics: profit per bid")
+    bids.add_argument("--payouts", default=None, help="payouts table (campaign_id,country,payout)")
     _account_options(bids)
     bids.set_defaults(func=_report_bids)
 

@@ -1,6 +1,6 @@
 """Command line: ``campaign-toolkit rules RULES.yaml STATS.csv [--apply] [--yes]
 [--decisions OUT.csv|.xlsx] [--as-of DATE] [--date-format FMT] [--decimal MARK]
-[--campaign-map FILE] [--allow GUARD ...]``.
+[--campaign-map FILE] [--payouts FILE] [--allow GUARD ...]``.
 
 One library call, :func:`toolkit.evaluate_rules`: the rules over the tracker statistics,
 checked against the live account, become a plan whose preview shows each change with the
@@ -148,12 +148,16 @@ def date_format(text: str) -> str:
 
 
 def read_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The statistics readers' options the command line sets (``--date-format``,
+    """The statistics readers' options the command line sets (``--date-format``, and ``--payouts``,
     ``--decimal``, ``--column``, ``--campaign-map``, an existing file), as
     :func:`toolkit.evaluate_rules` takes them; those not given are left out."""
     options: dict[str, Any] = {"date_format": args.date_format, "decimal": args.decimal}
     if getattr(args, "column", None):
         options["columns"] = dict(args.column)
+    if getattr(args, "payouts", None) is not None:
+        options["payouts"] = _existing(
+            args.payouts, "the payouts table: campaign_id, country, payout"
+        )
     if args.campaign_map is not None:
         path = Path(args.campaign_map)
         if not path.is_file():
@@ -161,6 +165,14 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
             raise CliError(f"{args.campaign_map}: {why} (the campaign map: tracker id -> id)")
         options["campaign_map"] = path
     return {k: v for k, v in options.items() if v is not None}
+
+
+def _existing(text: str, what: str) -> Path:
+    """``text`` as the path of an existing file, or a :class:`CliError` saying what it is."""
+    path = Path(text)
+    if not path.is_file():
+        raise CliError(f"{text}: {'is a folder' if path.is_dir() else 'no such file'} ({what})")
+    return path
 
 
 def decisions_path(text: str | None) -> Path | None:
@@ -299,6 +311,14 @@ def read_arguments(p: argparse.ArgumentParser) -> None:
         help="a column of the export and the field it holds, as columns= does in Python"
         " (repeatable): 'Sub ID 3=campaign_id' names the network's campaign id, 'Level 1=date'"
         " a level of a grouped report",
+    )
+    p.add_argument(
+        "--payouts",
+        default=None,
+        metavar="FILE",
+        help="a payouts table (CSV or XLSX: campaign_id, country, payout in USD per"
+        " conversion; country blank for every country): the break-even of campaigns without"
+        " conversions in the window",
     )
     p.add_argument(
         "--campaign-map",

@@ -54,6 +54,15 @@ def _threshold(x: float) -> dict[str, Any]:
     return demo_rules(f"cost > {x:.2f} and conversions = 0")
 
 
+#: What the demo statistics are made of (toolkit/sandbox/stats_model.py), as the demo says it.
+STATS_WORDS = (
+    "   {days} days of the demo account's clicks, each in one source, one subId and one country"
+    " (a campaign's levels add up to the same clicks, cost and revenue); revenue at each"
+    " country's payout ({payouts}); exported on {last}, so the last week's conversions are"
+    " still arriving (the last day shows about {known:.0f} % of its conversions)"
+)
+
+
 def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     """Statistics, a backtest against the threshold rule saving as much, and the plan."""
     import pandas as pd
@@ -64,6 +73,7 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     from .bulk.preview import Pointers
     from .frames.cells import write_csv
     from .rules import match_cost_saved
+    from .sandbox.stats_gen import DELAY
 
     truth = client.sandbox.stats_export(out / "stats.csv", days=28, seed=5)
     stats = toolkit.read_stats(out / "stats.csv")
@@ -79,6 +89,9 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     )
     write_csv(both, out / "backtest.csv")
     print(f"5. Rules over {len(stats):,} rows of tracker statistics ({out / 'stats.csv'})")
+    last, days = stats["date"].max().date(), stats["date"].nunique()
+    known = DELAY[0] * 100  # the share of a day's conversions known on the day itself
+    print(STATS_WORDS.format(days=days, last=last, payouts=out / "payouts.csv", known=known))
     print("   Backtest over 28 days, the threshold tuned to save the same cost:")
     print(both.round(3).to_string(index=False))
     rules = demo_rules(limit=3)
@@ -188,6 +201,7 @@ def _steps(client: Any, out: Path, quiet: bool) -> int:
         f"6. Files left for you in {out}/: account.xlsx (the export), actions.xlsx (the edit),"
         " result.csv (one row per campaign and item), journal.db (for undo), bids.html (the"
         " bid estimate report), prices.db (the prices asked), stats.csv (tracker statistics),"
+        " payouts.csv (the payout per campaign and country),"
         " rules.yaml (the rules), backtest.csv (statistical vs threshold rule), decisions.csv"
         " (every decision with its numbers)"
     )

@@ -57,6 +57,8 @@ CAMPAIGN_STATUSES: tuple[str, ...] = ("Approved", "New", "Stopped", "Declined")
 CREATIVE_STATUSES: tuple[str, ...] = ("New", "Approved", "Declined")
 WORK_STATUSES: tuple[str, ...] = ("Paused", "Started", "Archived")
 WORK_ACTIONS: dict[str, str] = {"start": "Started", "pause": "Paused", "archive": "Archived"}
+#: A campaign that buys now (is *live*): approved by the service and started by its owner.
+LIVE_CAMPAIGN: dict[str, str] = {"status": "Approved", "work_status": "Started"}
 QUALITIES: tuple[str, ...] = ("low", "regular", "high", "premium")
 CONNECTION_TYPES: tuple[str, ...] = ("wifi", "carrier")
 LIST_TYPES: tuple[str, ...] = ("black", "white")

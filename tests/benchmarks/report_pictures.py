@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 import toolkit
 from toolkit.reports import files, plots
-from toolkit.reports.style import ZONES, country_column, states
+from toolkit.reports.style import BID_ZONES, country_column, states
 from toolkit.sandbox import Sandbox
 
 DPI = 80
@@ -41,7 +41,7 @@ def pick(frame: pd.DataFrame) -> tuple[int, str]:
     """The campaign with the most zones among its bids (then the most countries), and one
     of its bids between the minimum and the recommended price (or any comparable one)."""
     st = states(frame)
-    zoned = frame[st.isin(ZONES).to_numpy()]
+    zoned = frame[st.isin(BID_ZONES).to_numpy()]
     score = zoned.groupby("campaign_id")["zone"].agg(lambda z: (z.nunique(), len(z)))
     cid = int(score.sort_values(ascending=False).index[0])
     rows = zoned[zoned["campaign_id"] == cid]

@@ -5,6 +5,9 @@
 - ``bids``: every row of the report, ``zone`` cells in their colours (rows without a zone say
   why: not comparable, no estimate, error), a colour scale on ``position`` (0 at the
   minimum, 1 at the recommended price);
+- ``bid rules`` (a report made with ``stats=``): every bid rule (a source's or subId's bid)
+  with its statistics, break-even and ``note`` (no price estimate: the service prices
+  countries);
 - one sheet per proposal (``to minimum``, ``to recommended``, ``cap to recommended``) in the
   form of a country-bids action workbook's ``actions`` sheet, the campaign's name, old bid
   and estimated spend beside it. Rename a sheet to ``actions`` (or write it alone with
@@ -19,6 +22,7 @@ Text is always written as text, never as a formula: a name like ``=SUM(A1)`` is 
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +31,9 @@ import pandas as pd
 
 from ..bulk.actions_templates import COLUMNS as ACTION_COLUMNS
 from ..frames.cells import excel_text
-from . import view
+from . import money, profit_view, view
 from .parts import PROPOSALS, Parts, action_rows, old_bid_column, parts, proposal_totals
-from .style import COLOURS, STATES, ZONES, country_column, states, text_colour
+from .style import COLOURS, STATES, country_column, label, states, text_colour
 
 SUMMARY_SHEET = "summary"
 BIDS_SHEET = "bids"
@@ -38,12 +42,14 @@ POSITION_SCALE = (("num", 0, "F4B183"), ("num", 1, "A9D9C2"), ("num", 2, "E3B7D2
 
 
 def _value(value: Any) -> Any:
-    """A cell's value as openpyxl takes it: NA empty, numpy scalars as Python, times naive
-    UTC (Excel has no time zones), categories as text."""
+    """A cell's value as openpyxl takes it: NA empty, numpy scalars as Python, booleans as
+    ``yes``/``no``, times naive UTC (Excel has no time zones), categories as text."""
     if isinstance(value, np.generic):
         value = value.item()
     if value is None or value is pd.NA or value is pd.NaT:
         return None
+    if isinstance(value, bool):  # text: LibreOffice re-saves a boolean cell as =TRUE()
+        return "yes" if value else "no"
     if isinstance(value, float) and np.isnan(value):
         return None
     if isinstance(value, pd.Timestamp):
@@ -64,15 +70,17 @@ def _put(ws: Any, row: int, column: int, value: Any) -> Any:
 
 
 def _number_format(column: str) -> str | None:
+    if view.is_count(column):
+        return "#,##0"
     if column.endswith("_pct"):
         return "0.0"
     if column == "position":
         return "0.00"
     if "traffic" in column:
         return "#,##0"
-    if column in ("bid", "old_bid", "new_bid", "minimum", "recommended") or "gap" in column:
+    if column in view.PRICE_COLUMNS or "gap" in column:
         return "0.0000"
-    if "spend" in column or column in ("balance", "limit_day_sum"):
+    if any(w in column for w in view.MONEY_WORDS) or column.startswith(view.AMOUNT_WORDS):
         return "#,##0.00"
     if column.endswith("_days"):
         return "0.0"
@@ -84,14 +92,19 @@ def _number_format(column: str) -> str | None:
 def write_table(ws: Any, df: pd.DataFrame, *, row: int = 1, col: int = 1) -> int:
     """``df`` with a bold header at (``row``, ``col``); number formats by column name.
     Returns the row after the table."""
-    from openpyxl.styles import Font
+    from openpyxl.styles import Alignment, Font
 
     for j, name in enumerate(df.columns):
         _put(ws, row, col + j, str(name)).font = Font(bold=True)
     formats = [_number_format(str(c)) for c in df.columns]
+    unknown = [any(w in str(c) for w in view.MONEY_WORDS) for c in df.columns]
     for i, values in enumerate(df.itertuples(index=False, name=None), start=row + 1):
         for j, value in enumerate(values):
-            cell = _put(ws, i, col + j, value)
+            missing = unknown[j] and _value(value) is None
+            # a money figure the report cannot estimate: "unknown", never 0 nor blank
+            cell = _put(ws, i, col + j, "unknown" if missing else value)
+            if missing:
+                cell.alignment = Alignment(horizontal="right")
             if formats[j]:
                 cell.number_format = formats[j]
     return row + len(df) + 1
@@ -108,7 +121,7 @@ def _widths(ws: Any, df: pd.DataFrame, *, col: int = 1, most: int = 40) -> None:
 
     for j, name in enumerate(df.columns):
         sample = [len(view.cell_text(v, str(name))) for v in df[name].head(200)]
-        width = min(most, max([len(str(name)), *sample]) + 2)
+        width = min(most, max([len(str(name)) + 2, *sample]) + 2)  # + the filter's button
         ws.column_dimensions[get_column_letter(col + j)].width = width
 
 
@@ -121,14 +134,13 @@ def _bids_sheet(wb: Any, frame: pd.DataFrame) -> None:
     ws = wb.create_sheet(BIDS_SHEET)
     table = frame.copy()
     st = states(frame).astype(str)
-    table["zone"] = st.to_numpy()
+    table["zone"] = [label(s) for s in st]
     end = write_table(ws, table)
     zone_col = list(table.columns).index("zone") + 1
     for i, state in enumerate(st, start=2):
         cell = ws.cell(row=i, column=zone_col)
         cell.fill = _fill(COLOURS[state])
-        if state in (STATES[-1], ZONES[0]):
-            cell.font = Font(color="FFFFFF")
+        cell.font = Font(color=text_colour(COLOURS[state]).lstrip("#"))
     if "position" in table.columns and len(table):
         letter = get_column_letter(list(table.columns).index("position") + 1)
         (s, m, e) = POSITION_SCALE
@@ -168,30 +180,76 @@ def _chart(ws: Any, first_row: int, table: pd.DataFrame, anchor: str) -> None:
     ws.add_chart(chart, anchor)
 
 
-def _summary_sheet(wb: Any, p: Parts) -> None:
+#: Widths (characters) of the summary sheet's columns: the first holds zone and proposal
+#: names, the others numbers under wrapped headers.
+SUMMARY_WIDTHS = (38, 14)
+
+
+def _header(ws: Any, row: int, names: list[str]) -> None:
+    """A header row of the summary sheet: bold, wrapped whole words, tall enough for its
+    longest header at the columns' widths (LibreOffice and Excel do not grow a row written
+    with a height), cells named after a state in its colour."""
     from openpyxl.styles import Alignment, Font
+
+    lines = 1
+    for j, name in enumerate(names):
+        width = SUMMARY_WIDTHS[0] if j == 0 else SUMMARY_WIDTHS[1]
+        lines = max(lines, len(textwrap.wrap(name, width - 2, break_long_words=False)))
+        head = ws.cell(row=row, column=j + 1)
+        head.alignment = Alignment(wrap_text=True, vertical="top", horizontal="center")
+        head.font = Font(bold=True)
+        if name in COLOURS:
+            head.fill = _fill(COLOURS[name])
+            head.font = Font(bold=True, color=text_colour(COLOURS[name]).lstrip("#"))
+    ws.row_dimensions[row].height = 15 * lines + 2
+
+
+def _summary_table(ws: Any, row: int, title: str, table: pd.DataFrame) -> int:
+    """``title``, then ``table`` (its index the first column) from ``row``; the row after."""
+    from openpyxl.styles import Font
+
+    _put(ws, row, 1, title).font = Font(bold=True, size=12)
+    data = table.reset_index()
+    end = write_table(ws, data, row=row + 1)
+    _header(ws, row + 1, [str(c) for c in data.columns])
+    return end + 1
+
+
+def _money_rows(ws: Any, first: int, frame: pd.DataFrame) -> None:
+    """The zone cells of the money table (from ``first``) in their states' colours."""
+    from openpyxl.styles import Font
+
+    for i, state in enumerate(money.by_zone(frame).index, start=first):
+        if state in COLOURS:
+            cell = ws.cell(row=i, column=1)
+            cell.fill = _fill(COLOURS[state])
+            cell.font = Font(color=text_colour(COLOURS[state]).lstrip("#"))
+
+
+def _summary_sheet(wb: Any, p: Parts) -> None:
+    from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
 
     ws = wb.active
     ws.title = SUMMARY_SHEET
     _put(ws, 1, 1, p.title).font = Font(bold=True, size=14)
-    _put(ws, 2, 1, view.headline(p.frame))
+    lines = [view.headline(p.frame), *view.notes(p.frame, p.left_out)]
+    for i, line in enumerate(lines, start=2):
+        _put(ws, i, 1, line)
+    row = len(lines) + 3
+    title = "Bids and money per zone (estimates at the current bids)"
+    end = _summary_table(ws, row, title, view.money_table(p.frame))
+    _money_rows(ws, row + 2, p.frame)
     table = view.summary(p.frame).reset_index()
-    first = 4
-    end = write_table(ws, table, row=first)
-    ws.row_dimensions[first].height = 30
-    for j, name in enumerate(table.columns, start=1):
-        head = ws.cell(row=first, column=j)
-        head.alignment = Alignment(wrap_text=True, vertical="top")
-        ws.column_dimensions[get_column_letter(j)].width = 20 if j == 1 else 12
-        if name in COLOURS:
-            head.fill = _fill(COLOURS[name])
-            head.font = Font(bold=True, color=text_colour(COLOURS[name]).lstrip("#"))
+    first = end
+    row = _summary_table(ws, end, "Bids per zone and ad format", table.set_index("ad_format"))
     totals = proposal_totals(p.proposals)
-    row = end + 1
     if len(totals):
-        _put(ws, row, 1, "Proposals (plans; spend is an estimate)").font = Font(bold=True)
-        row = write_table(ws, totals, row=row + 1) + 1
+        title = "Proposals (plans; spend is an estimate)"
+        row = _summary_table(ws, row, title, totals.set_index("proposal"))
+    for j in range(1, max(len(table.columns), 8) + 1):
+        width = SUMMARY_WIDTHS[0] if j == 1 else SUMMARY_WIDTHS[1]
+        ws.column_dimensions[get_column_letter(j)].width = width
     notes = [
         "Prices and bids in USD: per click (CPC) or per 1000 impressions (CPM).",
         "Traffic is the service's estimate, interpolated at the bid.",
@@ -204,7 +262,21 @@ def _summary_sheet(wb: Any, p: Parts) -> None:
     for i, line in enumerate(notes):
         _put(ws, row + i, 1, line)
     if len(table) > 1:
-        _chart(ws, first, table, f"A{row + len(notes) + 1}")
+        _chart(ws, first + 1, table, f"A{row + len(notes) + 1}")
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+
+
+def _rules_sheet(wb: Any, rules: pd.DataFrame | None) -> None:
+    """``bid rules``: every bid rule with its statistics and note (when there are any)."""
+    if rules is None or not len(rules):
+        return
+    ws = wb.create_sheet(profit_view.RULES_SHEET)
+    write_table(ws, rules)
+    ws.freeze_panes = "E2"
+    ws.auto_filter.ref = ws.dimensions
+    _widths(ws, rules, most=60)
 
 
 def _proposal_sheet(wb: Any, to: str, proposal: pd.DataFrame) -> None:
@@ -234,6 +306,7 @@ def to_excel(report: Any, path: str | os.PathLike[str], *, title: str | None = N
     wb = Workbook()
     _summary_sheet(wb, p)
     _bids_sheet(wb, p.frame)
+    _rules_sheet(wb, p.bid_rules)
     for to, proposal in p.proposals.items():
         _proposal_sheet(wb, to, proposal)
     path = Path(path)

@@ -12,6 +12,10 @@ optionally, a ``history`` frame: :class:`ReportLike`), a bare report frame, or
   :func:`proposal_workbook`, and ``campaign-toolkit plan`` reads it);
 - :func:`to_pdf`: a summary page, then the plots, one a page.
 
+A report made with statistics (``bid_report(stats=...)``) shows its profit too: the rows'
+profit columns, money per profit zone, and its bid rules (``report.bid_rules``) in a section
+of the page, a ``bid rules`` sheet and a PDF page (:mod:`toolkit.reports.profit_view`).
+
 >>> files.to_html(report, "bids.html")                                # doctest: +SKIP
 """
 
@@ -21,14 +25,16 @@ import html
 import io
 import os
 import re
+import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.table import Table
 
-from . import plots, view
+from . import money, plots, profit_view, view
 from .excel import to_excel
 from .parts import (
     MAX_CAMPAIGNS,
@@ -40,14 +46,14 @@ from .parts import (
     proposal_totals,
     proposal_workbook,
 )
-from .style import COLOURS, STATES, UNITS, ZONES, states, text_colour
+from .style import COLOURS, LOOK_FIRST, STATES, UNITS, label, states, text_colour
 
 # ----------------------------------------------------------------------------- figures
 
 
 def _campaign_order(frame: pd.DataFrame) -> list[int]:
     """Campaigns, those with the most bids below the minimum or overpaying first."""
-    look = states(frame).isin([ZONES[0], ZONES[-1]]).to_numpy()
+    look = states(frame).isin(list(LOOK_FIRST)).to_numpy()
     counts = pd.Series(look, index=frame.index).groupby(frame["campaign_id"]).sum()
     order = counts.reset_index().sort_values([0, "campaign_id"], ascending=[False, True])
     return [int(c) for c in order["campaign_id"]]
@@ -55,14 +61,15 @@ def _campaign_order(frame: pd.DataFrame) -> list[int]:
 
 def figures(p: Parts, *, max_campaigns: int = MAX_CAMPAIGNS) -> list[tuple[str, Figure]]:
     """The plots of a report, titled: zones by format and by country, the range plot of the
-    first ``max_campaigns`` campaigns, the price drift when there is a history."""
+    first ``max_campaigns`` campaigns, the price drift when the history holds prices of
+    two days or more (:func:`toolkit.reports.plots.drift_note` says why not otherwise)."""
     out = [
         ("Bids by zone and ad format", plots.zones_by_format(p.frame)),
         ("Bids by zone and country", plots.zones_by_country(p.frame)),
     ]
     for cid in _campaign_order(p.frame)[:max_campaigns]:
         out.append((f"Campaign {cid}", plots.ranges(p.frame, cid)))
-    if p.history is not None and not p.history.empty:
+    if p.history is not None and not plots.drift_note(p.history):
         out.append(("Price drift", plots.price_drift(p.history, frame=p.frame)))
     return out
 
@@ -124,7 +131,7 @@ def _legend_html() -> str:
     swatches = "".join(
         f'<span style="display:inline-block;margin-right:12px">'
         f'<span style="display:inline-block;width:12px;height:12px;background:{COLOURS[s]};'
-        f'vertical-align:middle;margin-right:4px"></span>{html.escape(s)}</span>'
+        f'vertical-align:middle;margin-right:4px"></span>{html.escape(label(s))}</span>'
         for s in STATES
     )
     return f'<p class="note">{swatches}</p>'
@@ -156,6 +163,10 @@ def _units_note() -> str:
     )
 
 
+def _notes_html(p: Parts) -> str:
+    return "".join(f'<p class="note">{html.escape(n)}</p>' for n in view.notes(p.frame, p.left_out))
+
+
 def page(p: Parts, *, max_campaigns: int = MAX_CAMPAIGNS) -> str:
     """The HTML text of :func:`to_html`."""
     title = html.escape(p.title)
@@ -164,8 +175,10 @@ def page(p: Parts, *, max_campaigns: int = MAX_CAMPAIGNS) -> str:
     figs = figures(p, max_campaigns=max_campaigns)
     body = [
         f"<h1>{title}</h1><p>{html.escape(view.headline(p.frame))}. Made {made}.</p>",
+        _notes_html(p),
         _units_note(),
         "<h2>Summary</h2>",
+        view.money_html(p.frame),
         view.table_html(
             view.summary(p.frame),
             index=True,
@@ -173,6 +186,7 @@ def page(p: Parts, *, max_campaigns: int = MAX_CAMPAIGNS) -> str:
             state_headers=True,
         ),
         _legend_html(),
+        profit_view.profit_html(p.frame),
     ]
     for i, (name, fig) in enumerate(figs):
         if i == 2:
@@ -187,9 +201,12 @@ def page(p: Parts, *, max_campaigns: int = MAX_CAMPAIGNS) -> str:
         if name == "Price drift":
             body.append("<h2>Price drift</h2>")
         body.append(f'<figure aria-label="{html.escape(name)}">{svg(fig, f"f{i}")}</figure>')
+    if p.history is not None and plots.drift_note(p.history):
+        body.append(f"<h2>Price drift</h2><p>{html.escape(plots.drift_note(p.history))}</p>")
     body.append(_proposals_html(p))
     body.append("<h2>All bids</h2>")
     body.append(f'<div style="overflow-x:auto">{view.rows_html(p.frame)}</div>')
+    body.append(profit_view.rules_html(p.bid_rules))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{title}</title><style>{_PAGE_CSS}</style></head>"
@@ -216,44 +233,112 @@ def to_html(
 # ----------------------------------------------------------------------------- PDF
 
 
-def _pdf_table(ax: Any, table: pd.DataFrame, title: str, index: bool) -> None:
-    """A table on ``ax`` at a readable size, header cells named after a state coloured."""
+#: PDF layout, in fractions of an A4 landscape page: a table row's height, a character's
+#: width at the tables' font size, the left margin.
+PDF_ROW, PDF_CHAR, PDF_LEFT, PDF_FONT = 0.024, 0.0062, 0.05, 8
+
+
+def _pdf_cells(table: pd.DataFrame, index: bool) -> tuple[list[str], list[str], list[list[str]]]:
+    """Column names, wrapped headers and cell texts of a table (each value by its own
+    column's kind: counts stay whole numbers)."""
+    data = table.reset_index() if index else table
+    names = [str(c) for c in data.columns]
+    heads = [textwrap.fill(n, 13, break_long_words=False) for n in names]
+    text = [
+        [view.cell_text(v, n) for n, v in zip(names, row, strict=True)]
+        for row in data.itertuples(index=False, name=None)
+    ]
+    return names, heads, text
+
+
+def _pdf_table(
+    fig: Figure, top: float, table: pd.DataFrame, title: str, colours: list[str | None]
+) -> float:
+    """``table`` (its index as the first column) under ``title``, from ``top`` down, each
+    column as wide as its longest text, the headers wrapped whole; header cells named after
+    a state, and first-column cells whose ``colours`` entry is given, in their colours.
+    Returns the height's bottom."""
+    names, heads, text = _pdf_cells(table, True)
+    chars = [
+        max([len(line) for line in h.split("\n")] + [len(r[j]) for r in text])
+        for j, h in enumerate(heads)
+    ]
+    widths = [(n + 2) * PDF_CHAR for n in chars]
+    head_lines = max(h.count("\n") + 1 for h in heads)
+    head = 0.008 + 0.0145 * head_lines
+    height = head + PDF_ROW * len(text)
+    fig.text(PDF_LEFT, top, title, fontsize=10, weight="bold", parse_math=False)
+    ax = fig.add_axes((PDF_LEFT, top - 0.008 - height, sum(widths), height))
     ax.set_axis_off()
-    ax.set_title(title, loc="left", fontsize=12)
-    text = [[view.cell_text(v, str(k)) for k, v in row.items()] for _, row in table.iterrows()]
-    cells = ax.table(
-        cellText=text,
-        rowLabels=[str(i) for i in table.index] if index else None,
-        colLabels=[str(c).replace(" ", "\n", 1) for c in table.columns],
-        loc="upper left",
-        cellLoc="right",
-    )
+    cells = Table(ax, bbox=(0, 0, 1, 1))
+    for r, row in enumerate([heads, *text]):
+        for c, value in enumerate(row):
+            where = "left" if c == 0 and r > 0 else "center" if r == 0 else "right"
+            high = (head if r == 0 else PDF_ROW) / height
+            cell = cells.add_cell(r, c, widths[c] / sum(widths), high, text=value, loc=where)
+            cell.get_text().set_parse_math(False)
+            colour = COLOURS.get(names[c]) if r == 0 else (colours[r - 1] if c == 0 else None)
+            if colour:
+                cell.set_facecolor(colour)
+                cell.get_text().set_color(text_colour(colour))
     cells.auto_set_font_size(False)
-    cells.set_fontsize(9)
-    cells.scale(1, 1.5)
-    for (r, c), cell in cells.get_celld().items():
-        name = str(table.columns[c]) if r == 0 and c >= 0 else ""
-        if r == 0:
-            cell.set_height(cell.get_height() * 2)
-        if name in COLOURS:
-            cell.set_facecolor(COLOURS[name])
-            cell.get_text().set_color(text_colour(COLOURS[name]))
+    cells.set_fontsize(PDF_FONT)
+    ax.add_table(cells)
+    return top - 0.008 - height
 
 
 def _summary_page(p: Parts) -> Figure:
-    """A4 landscape: the headline, bids per zone and format, the proposals' totals."""
+    """A4 landscape: the headline and notes, money per zone, bids per zone and format, the
+    proposals' totals."""
     fig = Figure(figsize=(11.69, 8.27))
-    fig.text(0.05, 0.93, p.title, fontsize=18, weight="bold", parse_math=False)
-    fig.text(0.05, 0.89, view.headline(p.frame), fontsize=11, parse_math=False)
-    table = view.summary(p.frame)
-    _pdf_table(fig.add_axes((0.1, 0.5, 0.85, 0.33)), table, "Bids per zone and ad format", True)
+    fig.text(PDF_LEFT, 0.95, p.title, fontsize=16, weight="bold", parse_math=False)
+    lines = [view.headline(p.frame), *view.notes(p.frame, p.left_out)]
+    if p.history is not None and plots.drift_note(p.history):
+        lines.append(plots.drift_note(p.history))
+    units = "; ".join(f"{k}: {v}" for k, v in UNITS.items())
+    lines.append(f"Prices and bids in USD ({units}). Traffic and spend are estimates.")
+    for i, line in enumerate(lines):
+        fig.text(PDF_LEFT, 0.915 - 0.022 * i, line, fontsize=9, parse_math=False)
+    top = 0.915 - 0.022 * len(lines) - 0.01
+    money_table = view.money_table(p.frame)
+    colours = [COLOURS.get(s) for s in money.by_zone(p.frame).index]
+    title = "Bids and money per zone (estimates at the current bids)"
+    top = _pdf_table(fig, top, money_table, title, colours) - 0.035
+    counts = view.summary(p.frame)
+    top = _pdf_table(fig, top, counts, "Bids per zone and ad format", [None] * len(counts))
     totals = proposal_totals(p.proposals)
     if len(totals):
         title = "Proposals (plans; spend is an estimate)"
-        _pdf_table(fig.add_axes((0.22, 0.1, 0.6, 0.3)), totals.set_index("proposal"), title, True)
-    units = "; ".join(f"{k}: {v}" for k, v in UNITS.items())
-    fig.text(0.05, 0.05, f"Prices and bids in USD ({units}). Traffic is an estimate.", fontsize=9)
+        _pdf_table(fig, top - 0.035, totals.set_index("proposal"), title, [None] * len(totals))
     return fig
+
+
+def _profit_pages(p: Parts) -> list[Figure]:
+    """A4 landscape: money per profit zone and the bid rules per profit zone, then the bid
+    rules that cost most (:mod:`toolkit.reports.profit_view`); none without statistics."""
+    rules = p.bid_rules if p.bid_rules is not None and len(p.bid_rules) else None
+    if not profit_view.has_profit(p.frame) and rules is None:
+        return []
+    fig = Figure(figsize=(11.69, 8.27))
+    fig.text(PDF_LEFT, 0.95, "Profit and bid rules", fontsize=16, weight="bold")
+    top = 0.91
+    if profit_view.has_profit(p.frame):
+        table = profit_view.words(profit_view.by_profit_zone(p.frame))
+        title = "Bids and money per profit zone (statistics over their window; USD a day)"
+        top = _pdf_table(fig, top, table, title, [None] * len(table)) - 0.035
+    if rules is None:
+        return [fig]
+    lines = profit_view.rules_lines(rules)
+    for i, line in enumerate(lines):
+        fig.text(PDF_LEFT, top - 0.022 * i, line, fontsize=9, parse_math=False)
+    table = profit_view.words(profit_view.rules_by_zone(rules))
+    top -= 0.022 * len(lines) + 0.01
+    _pdf_table(fig, top, table, "Bid rules per profit zone", [None] * len(table))
+    shown = profit_view.pdf_rules(rules)
+    page = Figure(figsize=(11.69, 8.27))
+    title = f"The {len(shown)} bid rules that cost most, of {len(rules)} (every one: HTML, XLSX)"
+    _pdf_table(page, 0.95, shown.set_index("campaign_id"), title, [None] * len(shown))
+    return [fig, page]
 
 
 def to_pdf(
@@ -264,15 +349,17 @@ def to_pdf(
     title: str | None = None,
     max_campaigns: int = MAX_CAMPAIGNS,
 ) -> Path:
-    """A PDF: a summary page, then one plot a page (zones by format and by country, the
-    range plot of each campaign, up to ``max_campaigns``, the price drift when there is a
-    ``history``)."""
+    """A PDF: a summary page (and, with statistics, a page of profit and bid rules), then
+    one plot a page (zones by format and by country, the range plot of each campaign, up to
+    ``max_campaigns``, the price drift when there is a ``history``)."""
     from matplotlib.backends.backend_pdf import PdfPages
 
     p = parts(report, title=title, history=history)
     path = Path(path)
     with PdfPages(path, metadata={"Title": p.title, "Creator": "campaign-toolkit"}) as pdf:
         pdf.savefig(_summary_page(p))
+        for page in _profit_pages(p):
+            pdf.savefig(page)
         for _, fig in figures(p, max_campaigns=max_campaigns):
             pdf.savefig(fig)
     return path

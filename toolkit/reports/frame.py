@@ -24,6 +24,7 @@ from ..frames.schemas import (
     TIME,
     WORK_STATUS,
 )
+from .profit import COLUMNS as PROFIT_COLUMNS
 from .queries import Answer
 from .units import Ctr, convert, ctr_for, price_unit, spend_per_day
 from .zones import ZONE_DTYPE, zones
@@ -67,6 +68,8 @@ def dtypes() -> dict[str, object]:
         "ctr": FLOAT,
         "spend_estimate": FLOAT,
         "query": STRING,
+        # the tracker statistics' join (NaN / NA without statistics): reports.profit
+        **PROFIT_COLUMNS,
     }
 
 
@@ -148,7 +151,7 @@ def build(
     df = pd.concat([df, zoned], axis=1)
     df["query"] = list(keys)
     df["spend_estimate"] = [
-        spend_per_day(t, b, str(m), None if math.isnan(c) else c) if ok else math.nan
+        spend_per_day(t, b, str(m), None if math.isnan(c) else c) if ok or t == 0 else math.nan
         for t, b, m, c, ok in zip(
             df["traffic_estimate"], df["bid"], df["mode"], df["ctr"], df["comparable"], strict=True
         )

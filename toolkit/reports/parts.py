@@ -51,6 +51,11 @@ class Parts:
     history: pd.DataFrame | None = None
     title: str = "Bid report"
     made_at: pd.Timestamp | None = None
+    #: The line saying which campaigns the report left out ("" when none).
+    left_out: str = ""
+    #: The bid rules with their statistics (``report.bid_rules`` of a report made with
+    #: ``stats=``; None: the files have no bid rules' section).
+    bid_rules: pd.DataFrame | None = None
 
 
 def _history(report: Any) -> pd.DataFrame | None:
@@ -71,7 +76,10 @@ def parts(report: Any, *, title: str | None = None, history: pd.DataFrame | None
     elif isinstance(report, ReportLike):
         made = getattr(report, "made_at", None)
         found = {to: report.proposals(to) for to in PROPOSALS}
-        out = Parts(report.frame, found, _history(report), made_at=made)
+        left = str(getattr(report, "left_out_note", "") or "")
+        out = Parts(report.frame, found, _history(report), made_at=made, left_out=left)
+        if getattr(report, "stats", None) is not None:
+            out.bid_rules = getattr(report, "bid_rules", None)
     else:
         raise TypeError(f"a report, a report frame or Parts, not {type(report).__name__}")
     if title is not None or history is not None:
@@ -104,7 +112,8 @@ def action_rows(proposal: pd.DataFrame) -> list[dict[str, Any]]:
 def proposal_totals(proposals: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per proposal: bids moved, campaigns, and the estimated spend a day now and
     with the new bids, summed over the bids that have an estimate (a CPC bid needs a ctr),
-    where the proposal has ``spend_now``/``spend_new``."""
+    where the proposal has ``spend_now``/``spend_new``; ``bids with spend unknown`` counts
+    the bids left out of those sums (never taken as 0)."""
     rows = []
     for to, df in proposals.items():
         row: dict[str, Any] = {
@@ -113,10 +122,12 @@ def proposal_totals(proposals: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
             "campaigns": int(df["campaign_id"].nunique()) if len(df) else 0,
         }
         if "spend_new" in df.columns:
-            row["bids with a spend estimate"] = int(df["spend_new"].notna().sum())
+            spend = [df[c] for c in ("spend_now", "spend_new") if c in df.columns]
+            unknown = pd.concat(spend, axis=1).isna().any(axis=1) if len(df) else []
+            row["bids with spend unknown"] = int(sum(unknown))
         for col in ("spend_now", "spend_new", "spend_change"):
             if col in df.columns:
-                row[f"{col} (USD a day)"] = float(df[col].sum(min_count=1))
+                row[f"{col} (USD a day)"] = float(df[col].sum(min_count=1 if len(df) else 0))
         rows.append(row)
     return pd.DataFrame(rows)
 

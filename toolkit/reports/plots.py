@@ -27,14 +27,16 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .style import (
+    BID_ZONES,
     COLOURS,
     ERROR,
     NO_ESTIMATE,
+    NO_TRAFFIC,
     NOT_COMPARABLE,
     STATES,
-    ZONES,
     country_column,
     country_label,
+    label,
     states,
     unit_label,
 )
@@ -44,13 +46,15 @@ from .zones import traffic_at
 RANGE_COLOUR = "#C8C8C8"
 #: Marker of a bid per state: zones are filled dots; the rows without a zone stand apart.
 MARKERS: dict[str, dict[str, Any]] = {
-    **{z: {"marker": "o", "s": 70, "edgecolors": "white", "linewidths": 0.8} for z in ZONES},
+    **{z: {"marker": "o", "s": 70, "edgecolors": "white", "linewidths": 0.8} for z in BID_ZONES},
+    NO_TRAFFIC: {"marker": "o", "s": 55, "facecolors": "none", "linewidths": 1.5},
     NOT_COMPARABLE: {"marker": "s", "s": 55, "facecolors": "none", "linewidths": 1.5},
     NO_ESTIMATE: {"marker": "D", "s": 45, "facecolors": "none", "linewidths": 1.5},
     ERROR: {"marker": "X", "s": 70, "linewidths": 0.5},
 }
 #: What a legend says of the rows without a zone.
 LEGEND_NOTES = {
+    NO_TRAFFIC: label(NO_TRAFFIC),
     NOT_COMPARABLE: "not comparable (bid in the other unit)",
     NO_ESTIMATE: "no estimate (no price)",
     ERROR: "error (price query failed)",
@@ -109,6 +113,8 @@ def _note(row: pd.Series, state: str) -> str:
     bid = "no bid" if pd.isna(row["bid"]) else f"bid {_fmt(row['bid'])}"
     if state == NOT_COMPARABLE:
         return f"{bid} {row['mode']}: not comparable"
+    if state == NO_TRAFFIC:
+        return f"{bid}: {label(state)}"
     if state == ERROR:
         text = str(row["error"])
         return f"{bid}: error, {text[:28] + '...' if len(text) > 30 else text}"
@@ -139,7 +145,7 @@ def ranges(frame: pd.DataFrame, campaign_id: int, *, max_rows: int = 40) -> Figu
     rows = rows.sort_values(["recommended", "bid"], ascending=False, na_position="last")
     rows = rows.head(max_rows).iloc[::-1].reset_index(drop=True)
     y = np.arange(len(rows))
-    zoned = rows["state"].isin(ZONES).to_numpy()
+    zoned = rows["state"].isin(BID_ZONES).to_numpy()
     left, right = _range_limits(rows, pd.Series(zoned, index=rows.index))
     fig = Figure(figsize=(9, 1.9 + 0.34 * len(rows)), layout="constrained")
     ax = fig.add_subplot()
@@ -150,7 +156,7 @@ def ranges(frame: pd.DataFrame, campaign_id: int, *, max_rows: int = 40) -> Figu
     for state in STATES:
         mask = (rows["state"] == state).to_numpy()
         if mask.any():
-            x = rows.loc[mask, "bid"] if state in ZONES else np.full(mask.sum(), left)
+            x = rows.loc[mask, "bid"] if state in BID_ZONES else np.full(mask.sum(), left)
             _scatter(ax, x, y[mask], state)
     ax.set_xlim(left, right)
     ax.set_ylim(-0.7, len(rows) - 0.3)
@@ -163,9 +169,11 @@ def ranges(frame: pd.DataFrame, campaign_id: int, *, max_rows: int = 40) -> Figu
     ax.grid(axis="x", color="#EEEEEE")
     ax.set_axisbelow(True)
     ax.set_title(_title(rows), loc="left", fontsize=11, parse_math=False)
-    extra = [s for s in (NOT_COMPARABLE, NO_ESTIMATE, ERROR) if (rows["state"] == s).any()]
+    extra = [
+        s for s in (NO_TRAFFIC, NOT_COMPARABLE, NO_ESTIMATE, ERROR) if (rows["state"] == s).any()
+    ]
     handles = [Patch(color=RANGE_COLOUR, label="minimum -> recommended")]
-    handles += [_legend_handle(s) for s in (*ZONES, *extra)]
+    handles += [_legend_handle(s) for s in (*BID_ZONES, *extra)]
     fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8, frameon=False)
     return fig
 
@@ -200,7 +208,7 @@ def _message_figure(title: str, message: str) -> Figure:
 def _mark_bid(ax: Any, row: pd.Series, state: str, curve: tuple[float, ...]) -> None:
     """The current bid on the curve, or a note saying why it cannot stand there."""
     bid = float(row["bid"])
-    if state not in ZONES:
+    if state not in BID_ZONES:
         note = (
             f"bid {_fmt(bid)} {row['mode']}: {_label(state)};\n"
             f"these prices are {unit_label(row['price_unit'])}"
@@ -228,12 +236,14 @@ def traffic_curve(frame: pd.DataFrame, campaign_id: int, code: str) -> Figure:
     row, state = _row(frame, campaign_id, code)
     title = f"{row['name']}  (#{campaign_id})\n{code}: estimated traffic by bid"
     prices = row[["minimum", "recommended", "minimum_traffic", "recommended_traffic"]]
+    if state == NO_TRAFFIC:
+        return _message_figure(title, f"No traffic curve: {label(state)} ({code}).")
     if prices.isna().any():
         why = f"error: {row['error']}" if state == ERROR else "the service gave no estimate"
         return _message_figure(title, f"No traffic curve: {why}.")
     curve = tuple(float(v) for v in prices)
     lo, hi, t_lo, t_hi = curve
-    top = max(hi, float(row["bid"]) if state in ZONES else 0.0) * 1.25
+    top = max(hi, float(row["bid"]) if state in BID_ZONES else 0.0) * 1.25
     x = np.unique(np.concatenate([np.linspace(0, top, 240), [lo, hi, lo - max(1e-7, lo * 1e-6)]]))
     fig = Figure(figsize=(8, 4.5), layout="constrained")
     ax = fig.add_subplot()
@@ -268,8 +278,8 @@ def _counts(frame: pd.DataFrame, column: str, top: int | None) -> pd.DataFrame:
 
 
 def _stacked(table: pd.DataFrame, title: str, ylabel: str) -> Figure:
-    """Horizontal stacked bars, one per group, a segment per state (zones always in the
-    legend, the other states when present)."""
+    """Horizontal stacked bars, one per group, a segment per state (the bid zones always in
+    the legend, the other states when present)."""
     if table.empty:
         return _message_figure(title, "No bids in the report.")
     fig = Figure(figsize=(9, 1.8 + 0.38 * max(len(table), 2)), layout="constrained")
@@ -278,7 +288,7 @@ def _stacked(table: pd.DataFrame, title: str, ylabel: str) -> Figure:
     left = np.zeros(len(table))
     for state in STATES:
         values = table[state].to_numpy(dtype=float)
-        if state not in ZONES and not values.any():
+        if state not in BID_ZONES and not values.any():
             continue
         bars = ax.barh(y, values, left=left, color=COLOURS[state], label=_label(state))
         for patch in bars:
@@ -307,6 +317,35 @@ def zones_by_country(frame: pd.DataFrame, *, top: int = 15) -> Figure:
     countries with the most bids, the rest summed as ``other``."""
     table = _counts(frame, country_column(), top)
     return _stacked(table, f"Bids by zone and {country_label()}", country_label())
+
+
+#: Distinct days (UTC) of prices the price drift needs: one day's asks are dots, not drift.
+DRIFT_DAYS = 2
+
+
+def drift_days(history: pd.DataFrame | None) -> int:
+    """Distinct days (UTC) on which the history's prices were asked."""
+    if history is None or history.empty:
+        return 0
+    asked = pd.to_datetime(history["asked_at"], utc=True)
+    return int(asked.dt.floor("D").nunique())
+
+
+def drift_note(history: pd.DataFrame | None) -> str:
+    """Why the price drift is not drawn ("" when it is).
+
+    >>> drift_note(None)
+    'Price drift not drawn: no price history yet.'
+    """
+    days = drift_days(history)
+    if days >= DRIFT_DAYS:
+        return ""
+    if not days:
+        return "Price drift not drawn: no price history yet."
+    return (
+        f"Price drift not drawn: the price history holds prices of {days} day; it needs "
+        f"{DRIFT_DAYS} days (reports made on different days) to show how prices move."
+    )
 
 
 #: Asks further apart than this belong to different rounds (reports) of the price history.
@@ -390,11 +429,14 @@ def price_drift(
     ad format (their units differ). ``codes`` picks countries (default: the ``top`` most
     asked of each format; a country keeps its colour in every panel when ten colours are
     enough). Each report's asks are one point (:func:`ask_rounds`); where a
-    country was asked with several targetings in a round, the median is drawn."""
+    country was asked with several targetings in a round, the median is drawn. A history of
+    fewer than :data:`DRIFT_DAYS` days gives a figure saying so (:func:`drift_note`)."""
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
     if history.empty:
         return _message_figure("Price drift", "No price history yet.")
+    if drift_note(history):
+        return _message_figure("Price drift", drift_note(history).replace("; it", ";\nit"))
     present = list(dict.fromkeys(history["ad_format"].astype(str)))
     formats = [f for f in (ad_formats or present) if f in present]
     units = _format_units(history, frame)
@@ -421,8 +463,11 @@ def price_drift(
 
 __all__ = [
     "MARKERS",
+    "DRIFT_DAYS",
     "ROUND_GAP",
     "ask_rounds",
+    "drift_days",
+    "drift_note",
     "price_drift",
     "ranges",
     "traffic_curve",

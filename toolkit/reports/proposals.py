@@ -14,11 +14,15 @@ are never proposed.
 Budget impact, per row: ``spend_now`` and ``spend_new`` are the estimated USD a day at the
 current and the new bid (the estimated traffic, impressions a day, bought at the bid:
 ``impressions / 1000 * bid`` for a CPM bid, ``impressions * ctr * bid`` for a CPC bid, so a
-CPC bid's spend needs ``ctr=``; NaN otherwise). ``campaign_spend_new`` adds up the campaign's
-rows of the report at their new bids (unchanged rows at their current bid; rows without an
-estimate count nothing), to compare with the campaign's daily limit (``limit_day_sum``,
-``over_day_limit``); ``balance_days`` is the account balance over the daily spend of every
-row of the report at the proposal's bids.
+CPC bid's spend needs ``ctr=``: without one it is *unknown*, NaN, never 0).
+``campaign_spend_new`` adds up the campaign's rows of the report at their new bids (unchanged
+rows at their current bid) over the rows with an estimate, and ``campaign_spend_unknown``
+counts the rows without one (not in the sum), to compare with the campaign's daily limit
+(``limit_day_sum``): ``over_day_limit`` is True when the known spend alone passes it, NA when
+it does not but some spend is unknown. ``balance_days`` is the account balance over the daily
+spend, at the proposal's bids, of the report's **live** campaigns only (started and approved:
+the others spend nothing) over the rows with an estimate; ``spend_unknown_bids`` counts the
+live rows without one, so with some unknown the balance lasts at most ``balance_days``.
 
 >>> new_bid(0.12341, "minimum"), new_bid(0.5, "cap")
 (0.1235, 0.5)
@@ -35,6 +39,7 @@ import pandas as pd
 from .. import spec
 from ..frames.schemas import FLOAT, INT, STRING
 from .frame import geo
+from .live import is_live
 from .units import spend_per_day
 from .zones import ABOVE, AT, BELOW, BETWEEN, OVERPAYING, traffic_at
 
@@ -97,7 +102,8 @@ def proposals(
             rows["traffic_new"], rows["new_bid"], rows["mode"], rows["ctr"], strict=True
         )
     ]
-    totals = _campaign_spend(frame, rows)
+    totals, unknown = _campaign_spend(frame, rows)
+    balance_spend, balance_unknown = _live_spend(frame, rows)
     out = pd.DataFrame(
         {
             "campaign_id": rows["campaign_id"],
@@ -118,30 +124,47 @@ def proposals(
         }
     )
     out["spend_change"] = out["spend_new"] - out["spend_now"]
-    return _budget(out, totals, limits, balance)
+    out = _budget(out, totals, unknown, limits)
+    out["balance"] = math.nan if balance is None else float(balance)
+    days = out["balance"] / balance_spend if balance_spend > 0 else math.nan
+    out["balance_days"] = days
+    out["spend_unknown_bids"] = pd.array([balance_unknown] * len(out), dtype=INT)
+    return out.astype({"campaign_id": INT, "name": STRING, geo(): STRING})
 
 
-def _campaign_spend(frame: pd.DataFrame, moved: pd.DataFrame) -> pd.Series:
-    """USD a day per campaign with the moved rows at their new bids."""
-    spend = frame["spend_estimate"].copy()
-    spend.loc[moved.index] = moved["spend_new"]
-    return spend.groupby(frame["campaign_id"]).sum(min_count=1)
+def _spend_at_new_bids(frame: pd.DataFrame, moved: pd.DataFrame) -> pd.Series:
+    spend = frame["spend_estimate"].astype("float64").copy()
+    spend.loc[moved.index] = moved["spend_new"].astype("float64")
+    return spend
+
+
+def _campaign_spend(frame: pd.DataFrame, moved: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """USD a day per campaign with the moved rows at their new bids (over the rows with an
+    estimate), and per campaign the rows without one."""
+    spend = _spend_at_new_bids(frame, moved)
+    by = spend.groupby(frame["campaign_id"])
+    return by.sum(min_count=1), spend.isna().groupby(frame["campaign_id"]).sum()
+
+
+def _live_spend(frame: pd.DataFrame, moved: pd.DataFrame) -> tuple[float, int]:
+    """The live campaigns' USD a day at the proposal's bids (rows with an estimate), and
+    how many of their rows have none."""
+    spend = _spend_at_new_bids(frame, moved)[is_live(frame).to_numpy()]
+    return float(spend.sum(min_count=0)), int(spend.isna().sum())
 
 
 def _budget(
-    out: pd.DataFrame, totals: pd.Series, limits: pd.Series, balance: float | None
+    out: pd.DataFrame, totals: pd.Series, unknown: pd.Series, limits: pd.Series
 ) -> pd.DataFrame:
     """``limits``: the campaigns' daily spending limits (``limit_day_sum``) by id."""
     out["campaign_spend_new"] = out["campaign_id"].map(totals).astype(FLOAT)
+    out["campaign_spend_unknown"] = out["campaign_id"].map(unknown).fillna(0).astype(INT)
     out["limit_day_sum"] = out["campaign_id"].map(limits).astype(FLOAT)
     over = out["campaign_spend_new"] > out["limit_day_sum"]
-    known = out["campaign_spend_new"].notna() & out["limit_day_sum"].notna()
+    certain = over | (out["campaign_spend_unknown"] == 0).to_numpy(dtype=bool)
+    known = out["limit_day_sum"].notna() & certain
     out["over_day_limit"] = pd.array(over.where(known, None).tolist(), dtype="boolean")
-    total = float(totals.sum(min_count=1)) if len(totals) else math.nan
-    out["balance"] = math.nan if balance is None else float(balance)
-    out["balance_days"] = out["balance"] / total if total and total > 0 else math.nan
-    out = out.reset_index(drop=True)
-    return out.astype({"campaign_id": INT, "name": STRING, geo(): STRING})
+    return out.reset_index(drop=True)
 
 
 def minimum_prices(frame: pd.DataFrame) -> dict[tuple[int, str], float]:

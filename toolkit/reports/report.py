@@ -28,12 +28,15 @@ from ..client import Client
 from ..client import connect as connect_client
 from ..errors import PlanRefused
 from ..frames import Account, load_account, load_balance
-from . import files, view
+from . import files, money, rule_rows, view
 from . import frame as report_frame
 from . import history as price_store
+from . import live as live_rows
+from . import profit_proposals as profit_plan
 from . import proposals as proposal
 from . import sensitivity as sens
 from .queries import Answer, Query, ask_all, build_query, campaign_targeting, query_codes
+from .style import NOT_COMPARABLE, states
 from .units import Ctr, check_ctr
 from .zones import DEFAULT_OVERPAY, DEFAULT_TOLERANCE, ZONES, check_bounds
 
@@ -62,6 +65,11 @@ class BidReport:
     made_at: pd.Timestamp = field(default_factory=lambda: pd.Timestamp.now(tz="UTC"))
     sensitivity_frame: pd.DataFrame | None = None
     history_path: Path | None = None
+    #: The statistics and payouts joined (``bid_report(stats=..., payouts=...)``), or None.
+    stats: pd.DataFrame | None = None
+    payouts: Any = None
+    include: str = "live"
+    left_out: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["campaign_id"]))
 
     # ------------------------------------------------------------------ figures
 
@@ -88,8 +96,17 @@ class BidReport:
         except Exception:  # noqa: BLE001 - the balance is a figure of the budget, not needed
             return None
 
-    def summary(self) -> pd.DataFrame:
-        """Rows per format and zone (not comparable and failed rows in their own columns)."""
+    def summary(self, by: str = "zone") -> pd.DataFrame:
+        """Money per zone (``by="zone"``, :func:`toolkit.reports.money.by_zone`): one row
+        per zone and ``all``, with ``bids``, ``campaigns``, ``spend_day`` (USD a day at the
+        current bid, over the rows with an estimate) and ``spend_unknown`` (rows without
+        one, not counted), and ``profit_day``/``profit_unknown`` when the frame has
+        ``profit_day_now``. ``by="ad_format"``: rows per format and zone (not comparable
+        and failed rows in their own columns)."""
+        if by == "zone":
+            return money.by_zone(self.frame)
+        if by != "ad_format":
+            raise ValueError(f"by must be 'zone' or 'ad_format', got {by!r}")
         df = self.frame
         counts = df.groupby(["ad_format", "zone"], observed=False).size().unstack("zone")
         counts = counts.reindex(columns=list(ZONES), fill_value=0)
@@ -114,11 +131,18 @@ class BidReport:
         return (
             f"<BidReport {len(self.frame)} rows, {self.frame['campaign_id'].nunique()} "
             f"campaigns, {self.calls} price calls ({self.naive_calls} rows): {shown}; "
-            f"not comparable {int((~self.frame['comparable']).sum())}, errors {errors}>"
+            f"not comparable {int((states(self.frame) == NOT_COMPARABLE).sum())}, "
+            f"errors {errors}"
+            f"{'; ' + self.left_out_note if self.left_out_note else ''}>"
         )
 
+    @property
+    def left_out_note(self) -> str:
+        """How many campaigns the report left out, and why ("" when none)."""
+        return live_rows.note(len(self.left_out), self.include)
+
     def _repr_html_(self) -> str:
-        return view.repr_html(self.frame)
+        return view.repr_html(self.frame, left_out=self.left_out_note)
 
     # ------------------------------------------------------------------ files
 
@@ -139,12 +163,29 @@ class BidReport:
 
     def proposals(self, to: str = "minimum") -> pd.DataFrame:
         """The bids a proposal moves, with their budget impact; see
-        :mod:`toolkit.reports.proposals`."""
+        :mod:`toolkit.reports.proposals` (``to="profit"``:
+        :mod:`toolkit.reports.profit_proposals`)."""
+        if to == profit_plan.PROFIT:
+            return profit_plan.proposals(self.frame, self._profit_moves())
         campaigns = self.account.campaigns
         limits = pd.Series(
             campaigns["limit_day_sum"].to_numpy(), index=campaigns["id"].astype("int64")
         )
         return proposal.proposals(self.frame, to, limits, self.balance)
+
+    def _profit_moves(self) -> pd.DataFrame:
+        return profit_plan.moves_of(self.frame, self._countries(), self.overpay)
+
+    @property
+    def bid_rules(self) -> pd.DataFrame:
+        """The account's bid rules of the report's campaigns as rows with their statistics
+        (:func:`toolkit.reports.rule_rows.bid_rule_rows`)."""
+        ids = self.frame["campaign_id"].unique()
+        rules = self.account.bid_rules
+        rules = rules[rules["campaign_id"].isin(ids)].reset_index(drop=True)
+        campaigns = self.account.campaigns
+        modes = dict(zip(campaigns["id"].astype(int), campaigns["mode"].astype(str), strict=True))
+        return rule_rows.bid_rule_rows(rules, self.stats, self.payouts, modes)
 
     def _countries(self) -> pd.DataFrame:
         countries = self.account.countries
@@ -175,16 +216,25 @@ class BidReport:
         ``allow=["bid_jump"]``:
 
         >>> plan = report.propose("recommended", allow=["bid_jump"])  # doctest: +SKIP
+
+        ``to="profit"`` also drops countries and pauses campaigns
+        (:mod:`toolkit.reports.profit_proposals`); undo adds and starts them again.
         """
-        moved = proposal.chosen(self.frame, to)
         base = self._countries()
-        desired = proposal.desired_countries(base, moved)
+        if to == profit_plan.PROFIT:
+            desired, bases = profit_plan.desired_tables(
+                base, self.account.campaigns, self.frame, self._profit_moves()
+            )
+        else:
+            moved = proposal.chosen(self.frame, to)
+            desired = {"countries": proposal.desired_countries(base, moved)}
+            bases = {"countries": base}
         options.setdefault("minimum_prices", proposal.minimum_prices(self.frame))
         try:
             return make_plan(
                 self._client(client),
-                {"countries": desired},
-                base={"countries": base},
+                desired,
+                base=bases,
                 live=live,
                 allow=allow,
                 **options,
@@ -195,7 +245,13 @@ class BidReport:
 
     def to_actions(self, path: str | os.PathLike[str], to: str = "minimum") -> Path:
         """Write the proposal as a country-bids action workbook (one ``set`` row per moved
-        bid); :func:`toolkit.bulk.actions.plan_actions` reads it back into the same calls."""
+        bid); :func:`toolkit.bulk.actions.plan_actions` reads it back into the same calls.
+        ``to="profit"``: ``set`` and ``drop`` rows of countries, ``pause`` rows of campaigns."""
+        if to == profit_plan.PROFIT:
+            moves = self._profit_moves()
+            title = "Country bids proposed by a bid report (for profit)"
+            text = [f"Made {self.made_at:%Y-%m-%d %H:%M} UTC: {len(moves)} move(s) for profit."]
+            return write_template(path, title, text, profit_plan.action_rows(self.frame, moves))
         moved = proposal.chosen(self.frame, to)
         title = f"Country bids proposed by a bid report (to {to})"
         text = [
@@ -281,6 +337,20 @@ def row_queries(account: Account, rows: pd.DataFrame) -> list[Query]:
     ]
 
 
+def _history(
+    history: str | os.PathLike[str] | None,
+    queries: Sequence[Query],
+    answers: Mapping[str, Answer],
+    account: Account,
+) -> Path | None:
+    """The prices asked appended to the price history file (None: none kept)."""
+    if history is None:
+        return None
+    stored = price_store.history_path(None if str(history) == "default" else history)
+    price_store.append(stored, queries, answers, source=account.source)
+    return stored
+
+
 def bid_report(
     source: Client | Account,
     campaign_ids: Sequence[int] | None = None,
@@ -293,47 +363,51 @@ def bid_report(
     history: str | os.PathLike[str] | None = "default",
     sensitivity: bool = False,
     workers: int = 8,
+    include: str = "live",
+    stats: Any = None,
+    payouts: Any = None,
 ) -> BidReport:
     """Every country bid of the campaigns against the minimum and recommended price.
 
     ``source`` is a client (the account is loaded with ``mode="full"``, the campaigns
     ``campaign_ids`` or all) or a loaded :class:`~toolkit.Account` (``mode="full"``;
-    ``campaign_ids`` keeps some of its campaigns). Prices are asked with ``client=``, or
-    the client given as ``source``; an account without one connects to its ``source`` URL
-    with the configured key (:func:`toolkit.connect`).
+    ``campaign_ids`` keeps some of its campaigns). Prices are asked with ``client=``, or the
+    client given as ``source``, else one connected to the account's ``source`` URL.
 
-    Each row's price is asked with the campaign's own targeting (every kind with a price
-    parameter) and the row's country; identical queries are asked once, ``workers`` at a
-    time; a failed price call gives rows with ``error`` set.
+    Each row's price is asked with the campaign's own targeting and the row's country;
+    identical queries are asked once, ``workers`` at a time; a failed call sets ``error``.
 
-    Units: the price operation's prices are per click (``CPC``) for push and in-page, per
-    1,000 impressions (``CPM``) for popunders and video (``price_unit``). A campaign that
-    buys in the other model is ``comparable=False`` (no zone, no position, no proposal) unless
-    ``ctr=`` gives a click-through rate (a share, or ``{format: share}``): its prices are
-    then converted to its unit (``CPC = CPM / (1000 * ctr)``). ``minimum`` and
-    ``recommended`` are in the bid's unit when comparable, in ``price_unit`` otherwise.
+    Units (:mod:`toolkit.reports.units`): a campaign buying in the other unit than its
+    format's prices (``price_unit``) is ``comparable=False`` unless ``ctr=`` (a share, or
+    ``{format: share}``) converts them; prices are in the bid's unit when comparable.
 
-    Zones (``overpay``: ratio over the recommended price past which a bid overpays;
-    ``tolerance``: share of it within which a bid is at it) and ``traffic_estimate`` (an
-    estimate): :mod:`toolkit.reports.zones`. ``history``: the price history file
-    (``"default"``: beside the journal; ``None``: none). ``sensitivity=True`` fills
-    :attr:`BidReport.sensitivity_frame` (one more call per row and dimension, announced).
+    Zones (``overpay``, ``tolerance``) and ``traffic_estimate``: :mod:`toolkit.reports.zones`.
+    ``history``: the price history file (``"default"``: beside the journal; ``None``: none).
+    ``sensitivity=True`` fills :attr:`BidReport.sensitivity_frame`.
+
+    ``include="live"`` (the default) takes the started and approved campaigns only
+    (:mod:`toolkit.reports.live`): the others buy nothing, so their bids are neither
+    reported, proposed nor counted against the balance; :attr:`BidReport.left_out` lists
+    them and every face of the report says how many. ``include="all"`` takes every campaign.
+
+    ``stats`` (a stats frame or export) and ``payouts`` join statistics: :mod:`.profit`.
     """
+    live_rows.check_include(include)
     check_ctr(ctr)
     check_bounds(overpay, tolerance)
+    stats, payouts = profit_plan.read_inputs(stats, payouts)  # refused before any price call
     account, client = _source(source, campaign_ids, client, progress)
-    rows = report_frame.rows_of(account, campaign_ids)
+    rows, left_out = live_rows.split(report_frame.rows_of(account, campaign_ids), include)
     queries = row_queries(account, rows)
     answers = ask_all(client, queries, workers=workers, progress=progress)
     keys = [q.key for q in queries]
     df = report_frame.build(rows, keys, answers, ctr=ctr, overpay=overpay, tolerance=tolerance)
-    stored = None
-    if history is not None:
-        stored = price_store.history_path(None if str(history) == "default" else history)
-        price_store.append(stored, queries, answers, source=account.source)
+    df = profit_plan.with_profit(df, account.countries, stats, payouts, overpay)
     queried = {q.key: q for q in queries}
     report = BidReport(df, account, client, queried, answers, ctr, overpay, tolerance, progress)
-    report.history_path = stored
+    report.history_path = _history(history, queries, answers, account)
+    report.include, report.left_out = include, left_out
+    report.stats, report.payouts = stats, payouts
     if sensitivity and len(df):
         report.sensitivity_frame = report.sensitivity()
     return report

@@ -1,14 +1,18 @@
 """What the faces of a bid report share: the state of each row (its zone, or why it has
 none), one fixed colour per state, and the words for price units.
 
-A row's state is its ``zone`` when the bid and the service's prices are comparable; otherwise
-``not comparable`` (the bid is in the other unit and no ``ctr`` converts it), ``error`` (the
-price query failed) or ``no estimate`` (the service gave no price).
+A row's state is its ``zone`` when the bid and the service's prices are comparable (or
+``no traffic``, whatever the unit, when the service estimates no traffic at either price: the
+campaign's targeting excludes the country); otherwise ``not comparable`` (the bid is in the
+other unit and no ``ctr`` converts it), ``error`` (the price query failed) or ``no estimate``
+(the service gave no price).
 
 >>> unit_label("CPM")
 'USD per 1000 impressions'
 >>> COLOURS["below minimum"]
 '#D55E00'
+>>> label("no traffic")
+'no traffic: the targeting excludes it'
 """
 
 from __future__ import annotations
@@ -17,14 +21,23 @@ import pandas as pd
 
 from .. import spec
 
-#: The zones of a comparable bid, from cheapest to dearest (the frame's ``zone`` categories).
+#: The zones (the frame's ``zone`` categories): ``no traffic`` (no bid buys anything: the
+#: targeting excludes the country), then those of a comparable bid, from cheapest to dearest.
 ZONES: tuple[str, ...] = (
+    "no traffic",
     "below minimum",
     "between",
     "at recommended",
     "above recommended",
     "overpaying",
 )
+NO_TRAFFIC = "no traffic"
+BELOW = "below minimum"
+OVERPAYING = "overpaying"
+#: The zones a bid stands in between the service's prices (drawn at the bid in a plot).
+BID_ZONES: tuple[str, ...] = ZONES[1:]
+#: The zones a buyer looks at first (a bid that buys nothing, or too much).
+LOOK_FIRST: tuple[str, ...] = (BELOW, OVERPAYING)
 NOT_COMPARABLE = "not comparable"
 NO_ESTIMATE = "no estimate"
 ERROR = "error"
@@ -34,6 +47,7 @@ STATES: tuple[str, ...] = (*ZONES, NOT_COMPARABLE, NO_ESTIMATE, ERROR)
 #: One colour per state, the same in every plot, table and file (Okabe-Ito, readable by
 #: colour-blind eyes; greys for the rows without a zone).
 COLOURS: dict[str, str] = {
+    "no traffic": "#F0E442",
     "below minimum": "#D55E00",
     "between": "#E69F00",
     "at recommended": "#009E73",
@@ -43,6 +57,15 @@ COLOURS: dict[str, str] = {
     NO_ESTIMATE: "#BDBDBD",
     ERROR: "#333333",
 }
+
+#: What a person reads for a state where its name alone would mislead.
+LABELS: dict[str, str] = {NO_TRAFFIC: "no traffic: the targeting excludes it"}
+
+
+def label(state: object) -> str:
+    """The words shown for a state (:data:`LABELS`, else its name)."""
+    return LABELS.get(str(state), str(state))
+
 
 #: What one price unit means, for axis labels and column notes.
 UNITS: dict[str, str] = {"CPC": "USD per click", "CPM": "USD per 1000 impressions"}
@@ -75,9 +98,9 @@ def states(frame: pd.DataFrame) -> pd.Series:
     """
     zone = frame["zone"].astype("string")
     error = frame["error"].astype("string").fillna("").str.len() > 0
-    comparable = frame["comparable"].fillna(False).astype(bool)
+    comparable = frame["comparable"].fillna(False).astype(bool) | (zone == NO_TRAFFIC)
     out = zone.where(zone.notna(), NO_ESTIMATE)
-    out = out.where(comparable, NOT_COMPARABLE)
+    out = out.where(comparable.fillna(False), NOT_COMPARABLE)
     out = out.where(~error, ERROR)
     return pd.Series(pd.Categorical(out, categories=STATES), index=frame.index, name="state")
 
@@ -89,15 +112,22 @@ def text_colour(background: str) -> str:
 
 
 __all__ = [
+    "BELOW",
+    "BID_ZONES",
     "COLOURS",
     "ERROR",
+    "LABELS",
+    "LOOK_FIRST",
     "NOT_COMPARABLE",
     "NO_ESTIMATE",
+    "NO_TRAFFIC",
+    "OVERPAYING",
     "STATES",
     "UNITS",
     "ZONES",
     "country_column",
     "country_label",
+    "label",
     "states",
     "text_colour",
     "unit_label",

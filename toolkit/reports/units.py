@@ -104,8 +104,14 @@ def convert(price: float, from_unit: str, to_unit: str, ctr: float | None) -> fl
 
 
 def spend_per_day(impressions: float, bid: float, unit: str, ctr: float | None = None) -> float:
-    """USD per day of ``impressions`` a day bought at ``bid`` per ``unit`` (NaN when a
-    per-click bid has no ctr to count clicks)."""
+    """USD per day of ``impressions`` a day bought at ``bid`` per ``unit`` (NaN, unknown,
+    when a per-click bid has no ctr to count clicks; 0 when nothing is bought).
+
+    >>> spend_per_day(100_000, 0.05, "CPC"), spend_per_day(0, 0.05, "CPC")
+    (nan, 0.0)
+    """
+    if impressions == 0:
+        return 0.0
     if unit == CPM:
         return impressions / PER_MILLE * bid
     if ctr is None:

@@ -6,6 +6,9 @@ A bid ``b`` against the minimum ``m`` and the recommended price ``r`` (same unit
   ``r == m``);
 - ``zone``, checked in this order:
 
+  0. ``no traffic``: the service estimates no traffic at either price (``Tm == Tr == 0``):
+     the campaign's targeting (a region or language) excludes the country, and no bid
+     buys anything there. Such a row is never proposed;
   1. ``below minimum``: ``b < m``;
   2. ``overpaying``: ``b > overpay * r`` (``overpay`` is a ratio, 1.5 by default);
   3. ``at recommended``: ``|b - r| <= tolerance * r`` (``tolerance`` 0.02: within 2%);
@@ -29,6 +32,8 @@ A bid ``b`` against the minimum ``m`` and the recommended price ``r`` (same unit
 ('between', 'below minimum', 'at recommended')
 >>> zone(0.30, 0.10, 0.20), zone(0.3001, 0.10, 0.20)
 ('above recommended', 'overpaying')
+>>> zone(0.30, 0.10, 0.20, traffic=(0, 0)), zone(0.30, 0.10, 0.20, traffic=(0, 5))
+('no traffic', 'above recommended')
 >>> round(traffic_at(0.15, 0.10, 0.20, 100, 300), 6)
 200.0
 >>> traffic_at(0.05, 0.10, 0.20, 100, 300), traffic_at(0.20, 0.10, 0.20, 100, 300)
@@ -44,15 +49,17 @@ import math
 import numpy as np
 import pandas as pd
 
-#: The zones, in order from the lowest bid to the highest.
+#: The zones: ``no traffic`` (the targeting excludes the country, whatever the bid), then
+#: in order from the lowest bid to the highest.
 ZONES: tuple[str, ...] = (
+    "no traffic",
     "below minimum",
     "between",
     "at recommended",
     "above recommended",
     "overpaying",
 )
-BELOW, BETWEEN, AT, ABOVE, OVERPAYING = ZONES
+NO_TRAFFIC, BELOW, BETWEEN, AT, ABOVE, OVERPAYING = ZONES
 ZONE_DTYPE = pd.CategoricalDtype(list(ZONES), ordered=True)
 #: Default ratio over the recommended price past which a bid is overpaying.
 DEFAULT_OVERPAY = 1.5
@@ -81,8 +88,12 @@ def zone(
     recommended: float,
     overpay: float = DEFAULT_OVERPAY,
     tolerance: float = DEFAULT_TOLERANCE,
+    traffic: tuple[object, object] | None = None,
 ) -> str | None:
-    """The zone of a bid (None when a number is missing)."""
+    """The zone of a bid (None when a number is missing); ``traffic``, the estimated traffic
+    at the minimum and at the recommended price, both 0: ``no traffic``."""
+    if no_traffic(*(traffic or (None, None))):
+        return NO_TRAFFIC
     if any(_missing(v) for v in (bid, minimum, recommended)):
         return None
     if bid < minimum - EPS:
@@ -94,6 +105,14 @@ def zone(
     if bid > recommended:
         return ABOVE
     return BETWEEN
+
+
+def no_traffic(minimum_traffic: object, recommended_traffic: object) -> bool:
+    """True when the service estimates no traffic at either price (both exactly 0): the
+    campaign's targeting excludes the country."""
+    if _missing(minimum_traffic) or _missing(recommended_traffic):
+        return False
+    return float(minimum_traffic) == 0 and float(recommended_traffic) == 0  # type: ignore[arg-type]
 
 
 def position(bid: float, minimum: float, recommended: float) -> float:
@@ -124,7 +143,8 @@ def zones(
 ) -> pd.DataFrame:
     """``position``, ``zone``, the gaps and ``traffic_estimate`` of a frame with ``bid``,
     ``minimum``, ``recommended``, ``minimum_traffic`` and ``recommended_traffic``; rows
-    not ``comparable`` get NaN and NA."""
+    not ``comparable`` get NaN and NA, except the zone ``no traffic`` (0 traffic at both
+    prices, whatever the unit)."""
     rows = zip(
         frame["bid"],
         frame["minimum"],
@@ -137,8 +157,11 @@ def zones(
     out: dict[str, list[object]] = {k: [] for k in ("position", "zone", "traffic_estimate")}
     for b, m, r, lo, hi, ok in rows:
         out["position"].append(position(b, m, r) if ok else math.nan)
-        out["zone"].append(zone(b, m, r, overpay, tolerance) if ok else None)
-        out["traffic_estimate"].append(traffic_at(b, m, r, lo, hi) if ok else math.nan)
+        none = NO_TRAFFIC if no_traffic(lo, hi) else None
+        out["zone"].append(zone(b, m, r, overpay, tolerance, (lo, hi)) if ok else none)
+        out["traffic_estimate"].append(
+            traffic_at(b, m, r, lo, hi) if ok else 0.0 if none else math.nan
+        )
     keep = np.asarray(comparable, dtype=bool)
     bid = frame["bid"].to_numpy(dtype="float64")
     result = pd.DataFrame(index=frame.index)
@@ -165,7 +188,9 @@ __all__ = [
     "GAIN",
     "ZONES",
     "ZONE_DTYPE",
+    "NO_TRAFFIC",
     "check_bounds",
+    "no_traffic",
     "position",
     "traffic_at",
     "zone",

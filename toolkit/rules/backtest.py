@@ -35,6 +35,8 @@ import numpy as np
 import pandas as pd
 
 from .decide import DECIDED, Stats, decide, in_days, read_options
+from .delay import Delay
+from .known import Known, replay_delay
 from .model import CAMPAIGN, STOPS, Rule, load_rules
 
 _ITEM = ["campaign_id", "level", "key"]
@@ -56,6 +58,7 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "precision",
     "recall",
 )
+_JUDGED = ("losers_stopped", "winners_stopped", "precision", "recall")
 
 
 @dataclass
@@ -67,17 +70,19 @@ class Backtest:
     cost saved, revenue and conversions lost. ``decisions``: every item's first decision by a
     rule, with its day, evidence and what followed (``cost_after``, ``revenue_after``,
     ``conversions_after``; and ``loser``/``winner`` with ``truth``). ``days``: the days
-    replayed.
+    replayed; ``delay``: the conversion delay profile replayed (None: none).
     """
 
     summary: pd.DataFrame
     by_rule: pd.DataFrame
     decisions: pd.DataFrame
     days: list[dt.date]
+    delay: Delay | None = None
 
     def __repr__(self) -> str:
         span = f"{self.days[0]} to {self.days[-1]}" if self.days else "no days"
-        return f"Backtest over {len(self.days)} days ({span}):\n{self.summary.to_string()}"
+        known = f", replaying what was known under {self.delay}" if self.delay else ""
+        return f"Backtest over {len(self.days)} days ({span}{known}):\n{self.summary.to_string()}"
 
     def _repr_html_(self) -> str:
         return f"<b>Backtest over {len(self.days)} days</b>" + self.summary.to_html(index=False)
@@ -142,8 +147,10 @@ def _rule_sets(rules: Any) -> dict[str, list[Rule]]:
 class _Replay:
     """One rule set replayed over the daily statistics."""
 
-    def __init__(self, rules: list[Rule], daily: pd.DataFrame, formats: Any) -> None:
-        self.rules, self.daily, self.formats = rules, daily, formats
+    def __init__(
+        self, rules: list[Rule], daily: pd.DataFrame, formats: Any, known: Known | None = None
+    ) -> None:
+        self.rules, self.daily, self.formats, self.known = rules, daily, formats, known
         self.alive = np.ones(len(daily), dtype=bool)
         self.items = pd.MultiIndex.from_frame(daily[_ITEM])
         self.stopped: set[tuple[int, str, str]] = set()
@@ -151,7 +158,11 @@ class _Replay:
         self.first: dict[tuple[str, int, str, str], dict[str, Any]] = {}
 
     def day(self, day: dt.date) -> None:
-        seen = self.daily[self.alive & in_days(self.daily["date"], None, day)]
+        rows = self.daily
+        if self.known is not None:  # conversions and revenue as known on ``day``
+            conversions, revenue = self.known.on(day)
+            rows = rows.assign(conversions=conversions, revenue=revenue)
+        seen = rows[self.alive & in_days(self.daily["date"], None, day)]
         made = decide(self.rules, seen, formats=self.formats, as_of=day)
         made = made[made["status"] == DECIDED]
         by_name = {r.name: r for r in self.rules}
@@ -207,22 +218,45 @@ def _after(daily: pd.DataFrame, decisions: pd.DataFrame, rules: list[Rule]) -> p
 
 
 def _judged(decisions: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
-    """``loser``/``winner`` per decided item (``truth``: :func:`_truth_items`)."""
-    out = decisions.merge(truth[[*_ITEM, "true_cr", "payout", "loser"]], on=_ITEM, how="left")
+    """``loser``/``winner`` per decided item (``truth``: :func:`truth_items`)."""
+    judged = [c for c in ("true_cr", "payout", "true_epc", "loser") if c in truth]
+    out = decisions.merge(truth[[*_ITEM, *judged]], on=_ITEM, how="left")
     out["winner"] = out["loser"].map({True: False, False: True})
     return out
 
 
-def _truth_items(truth: Any, daily: pd.DataFrame) -> pd.DataFrame:
-    t = pd.DataFrame(truth).copy()
+def truth_items(truth: Any, daily: pd.DataFrame) -> pd.DataFrame:
+    """Per item of ``truth`` with clicks in ``daily``: its ``true_epc`` (the truth's own when
+    it has one, else ``true_cr * payout``), ``clicks``, ``cost`` and ``loser`` (``true_epc``
+    below its cost per click). Other columns of the truth are left out."""
+    t = pd.DataFrame(truth)
+    has_epc = "true_epc" in t
+    need = [*_ITEM, *(["true_epc"] if has_epc else ["true_cr", "payout"])]
+    missing = [c for c in need if c not in t]
+    if missing:
+        raise ValueError(
+            f"truth: no column {', '.join(missing)}; a truth has campaign_id, level, key and "
+            "true_epc (or true_cr and payout)"
+        )
+    keep = [c for c in (*_ITEM, "true_cr", "payout", "true_epc") if c in t]
+    t = t[keep].copy()
     t["campaign_id"] = t["campaign_id"].astype("int64")
     t["level"], t["key"] = t["level"].astype(str), t["key"].astype(str)
+    twice = t.duplicated(_ITEM)
+    if twice.any():
+        first = t[twice].iloc[0]
+        raise ValueError(
+            f"truth: {int(twice.sum())} item(s) given twice, e.g. campaign {first['campaign_id']}"
+            f" {first['level']} {first['key']!r}; give one row per item"
+        )
+    if not has_epc:
+        t["true_epc"] = t["true_cr"].astype(float) * t["payout"].astype(float)
     sums = daily.groupby(_ITEM, observed=True, as_index=False)[["clicks", "cost"]].sum()
     t = t.merge(sums, on=_ITEM, how="inner")
     with np.errstate(divide="ignore", invalid="ignore"):
         cpc = np.where(t["clicks"] > 0, t["cost"] / t["clicks"], np.nan)
-    t["loser"] = t["true_cr"] * t["payout"] < cpc
-    return t[t["clicks"] > 0]
+    t["loser"] = t["true_epc"].astype(float) < cpc
+    return t[t["clicks"] > 0].reset_index(drop=True)
 
 
 def _summary(
@@ -280,38 +314,52 @@ def backtest(
     decimal: str | None = None,
     campaign_map: Any = None,
     progress: bool = False,
+    delay: Any = None,
+    complete: bool = False,
 ) -> Backtest:
     """Replay ``rules`` day by day over ``stats`` (a frame or an export's path) from ``start``
     to ``end`` (default: every day of the statistics) and measure what they would have done.
 
     ``rules``: one rule set (anything :func:`~toolkit.rules.model.load_rules` reads) or a
     mapping ``{name: rule set}`` to compare sets side by side (one summary row each).
-    ``truth``: rows ``campaign_id, level, key, true_cr, payout`` (the demo statistics'
-    truth) to judge each stop. ``formats``: campaign id -> format, for rules scoped to formats.
+    ``truth``: rows ``campaign_id, level, key`` and ``true_epc`` or ``true_cr, payout`` (the
+    demo statistics' truth; other columns are left out) to judge each stop. ``formats``:
+    campaign id -> format, for rules scoped to formats.
     ``columns``, ``date_format``, ``decimal`` and ``campaign_map`` go to the statistics reader
     (an export's path only), as for :func:`~toolkit.rules.evaluate.evaluate_rules`.
+
+    ``delay``: replay what was known on each day, a simulation under a conversion delay
+    profile (anything :meth:`~toolkit.rules.delay.Delay.parse` reads, or ``"auto"``: estimated
+    from the export by :func:`~toolkit.rules.delay.estimate_delay`): on day ``d`` the
+    conversions of click day ``c`` are those known by ``d`` (:class:`~toolkit.rules.known.Known`,
+    the same draws for every rule set). The statistics are taken as downloaded on their last
+    day (their freshest days short of late conversions); ``complete=True``: they hold every
+    conversion. The summary's ``delay`` column says which profile was replayed. What a stop
+    saved and lost is read from the statistics as they are.
     """
     read = {"date_format": date_format, "decimal": decimal, "campaign_map": campaign_map}
     daily = daily_stats(stats, columns, **read)
+    profile, known = replay_delay(delay, daily, complete=complete)
     days = sorted(set(daily["day"]))
     lo = pd.Timestamp(start).date() if start is not None else None
     hi = pd.Timestamp(end).date() if end is not None else None
     days = [d for d in days if (lo is None or d >= lo) and (hi is None or d <= hi)]
-    truth_items = _truth_items(truth, daily) if truth is not None else None
+    judge = truth_items(truth, daily) if truth is not None else None
     summaries, by_rule, frames = [], [], []
     for name, rules_ in _rule_sets(rules).items():
-        decisions = _replayed(rules_, daily, days, formats, progress, name)
-        if truth_items is not None:
-            decisions = _judged(decisions, truth_items)
-        summaries.append(_summary(name, decisions, rules_, truth_items))
+        decisions = _replayed(rules_, daily, days, formats, progress, name, known)
+        if judge is not None:
+            decisions = _judged(decisions, judge)
+        summaries.append(_summary(name, decisions, rules_, judge))
         by_rule.append(_by_rule(name, decisions, rules_))
         frames.append(decisions.assign(rule_set=name))
     summary = pd.DataFrame(summaries).reindex(columns=list(SUMMARY_COLUMNS))
     if truth is None:
-        summary = summary.dropna(axis=1, how="all")
-    return Backtest(
-        summary, pd.concat(by_rule, ignore_index=True), pd.concat(frames, ignore_index=True), days
-    )
+        summary = summary.drop(columns=[c for c in _JUDGED if c in summary])
+    if profile is not None:
+        summary["delay"] = str(profile)
+    by, decided = pd.concat(by_rule, ignore_index=True), pd.concat(frames, ignore_index=True)
+    return Backtest(summary, by, decided, days, profile)
 
 
 def _replayed(
@@ -321,8 +369,9 @@ def _replayed(
     formats: Any,
     progress: bool,
     name: str,
+    known: Known | None = None,
 ) -> pd.DataFrame:
-    replay = _Replay(rules, daily, formats)
+    replay = _Replay(rules, daily, formats, known)
     steps: Any = days
     if progress:
         from tqdm.auto import tqdm
@@ -350,18 +399,37 @@ def match_cost_saved(
     """The parameter ``x`` in ``[low, high]`` whose rule set ``make(x)`` saves the cost
     closest to ``target`` in a backtest, by bisection (the cost saved must fall as ``x``
     rises, as for a ``cost > x`` threshold); ``options`` go to :func:`backtest`.
-    Returns ``x`` and its backtest."""
+    Returns ``x`` and its backtest. A target beyond what ``low`` to ``high`` can save is a
+    ``ValueError`` naming the target and the cost saved at the end of the range it passed.
+    """
     best: tuple[float, float, Backtest] | None = None
-    for _ in range(steps):
-        mid = (low + high) / 2.0
-        result = backtest(make(mid), stats, **options)
+    moved = {"low": False, "high": False}
+    bounds = (low, high)
+
+    def run(x: float) -> float:
+        nonlocal best
+        result = backtest(make(x), stats, **options)
         saved = float(result.summary["cost_saved"].iloc[0])
         if best is None or abs(saved - target) < best[0]:
-            best = (abs(saved - target), mid, result)
-        if saved > target:
-            low = mid
+            best = (abs(saved - target), x, result)
+        return saved
+
+    for _ in range(steps):
+        mid = (low + high) / 2.0
+        if run(mid) > target:
+            low, moved["low"] = mid, True
         else:
-            high = mid
+            high, moved["high"] = mid, True
+    for end, side, beyond in ((bounds[1], "high", "more"), (bounds[0], "low", "less")):
+        if moved[side]:
+            continue
+        saved = run(end)
+        if (saved > target) if side == "high" else (saved < target):
+            raise ValueError(
+                f"match_cost_saved: target cost saved {target:,.2f} is out of reach: x = "
+                f"{end:g} (the {side} end of {bounds[0]:g} to {bounds[1]:g}) saves {saved:,.2f},"
+                f" {beyond} than the target; widen the range or choose a reachable target"
+            )
     assert best is not None
     return best[1], best[2]
 

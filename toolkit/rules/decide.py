@@ -6,14 +6,17 @@ summed out of core by DuckDB) and returns one row per item a rule's condition ho
 plan against the account.
 
 >>> import pandas as pd
->>> stats = pd.DataFrame({"date": pd.to_datetime(["2026-01-01"] * 3, utc=True),
-...     "campaign_id": [7] * 3, "level": ["subid"] * 3, "key": ["a", "b", "c"],
-...     "impressions": [0] * 3, "clicks": [900, 1000, 800], "cost": [9.0, 10.0, 8.0],
-...     "conversions": [9, 12, 0], "revenue": [18.0, 24.0, 0.0]})
+>>> stats = pd.DataFrame({"date": pd.to_datetime(["2026-01-01"] * 3 + ["2026-01-02"] * 3, utc=True),
+...     "campaign_id": [7] * 6, "level": ["subid"] * 6, "key": ["a", "b", "c"] * 2,
+...     "impressions": [0] * 6, "clicks": [900, 1000, 800] * 2, "cost": [9.0, 10.0, 8.0] * 2,
+...     "conversions": [9, 12, 0] * 2, "revenue": [18.0, 24.0, 0.0] * 2})
 >>> rules = [{"level": "subid", "when": "p_loss >= 0.95 and clicks >= 300",
 ...           "action": "blacklist"}]
->>> decide(rules, stats)[["key", "status", "why"]].to_dict("records")
-[{'key': 'c', 'status': 'decided', 'why': 'p_loss 0.9999, clicks 800, cost 8.00, conversions 0'}]
+>>> made = decide(rules, stats)
+>>> made[["key", "status"]].to_dict("records")
+[{'key': 'c', 'status': 'decided'}]
+>>> made["why"].iloc[0]
+'p_loss 0.9998, clicks 1600, cost 16.00, conversions 0; the day before: p_loss 0.9883'
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import datetime as dt
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +36,12 @@ from ..errors import RuleProblem, RulesError, StatsNote, ValidationError
 from ..frames.schemas import FLOAT, INT, STRING
 from ..stats.countries import country_codes
 from ..stats.schema import COUNTRY
+from .confirm import HOW_TO_ACT, UNCONFIRMED, confirmed
 from .evidence import evidence_frame, item_totals
 from .fit import not_accepted
-from .model import CAMPAIGN, METRICS, Rule, load_rules
+from .fresh import effective
+from .model import CAMPAIGN, METRICS, PAYOUT_METRICS, Rule, load_rules
+from .payouts import HOW_TO_GIVE, NO_PAYOUT, payout_for, read_payouts
 
 #: The columns of the decisions frame, in order.
 DECISION_COLUMNS: tuple[str, ...] = (
@@ -65,6 +72,7 @@ DECIDED, OVER_LIMIT, ALREADY = "decided", "over limit", "already"
 READ_OPTIONS: tuple[str, ...] = ("date_format", "decimal", "campaign_map")
 #: The numbers every decision's ``why`` shows after the ones its condition names.
 SHOWN = ("p_loss", "clicks", "cost", "conversions")
+_ITEM = ["campaign_id", "level", "key"]
 
 
 class Stats:
@@ -179,7 +187,9 @@ class Stats:
         """The campaigns of the windows summed so far (every rule's, after
         :func:`read_windows`)."""
         out: set[int] = set()
-        for sums in self._sums.values():
+        for window, sums in self._sums.items():
+            if window[0] in ("fresh", "delay", "evidence"):  # not windows' sums
+                continue
             out.update(int(c) for c in pd.unique(sums["campaign_id"]))
         return out
 
@@ -251,24 +261,59 @@ def measures(ev: pd.DataFrame) -> pd.DataFrame:
     return ev
 
 
-def evidence_of(sums: pd.DataFrame, rule: Rule) -> pd.DataFrame:
+def evidence_of(
+    sums: pd.DataFrame, rule: Rule, payouts: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The evidence of every item at a rule's level (a campaign's totals for ``campaign``:
     the sums of its rows at ``rule.of``, the prior pooled over campaigns; countries by their
-    ISO codes, whatever the tracker wrote)."""
+    ISO codes, whatever the tracker wrote); each item's payout from ``payouts`` (a table of
+    :func:`~toolkit.rules.payouts.read_payouts`), the rule's ``payout`` or the campaign's
+    revenue per conversion (:func:`~toolkit.rules.payouts.payout_for`)."""
+    within: tuple[str, ...] = ("campaign_id", "level")
     if rule.level == CAMPAIGN:
         rows = sums[sums["level"] == rule.of]
         rows = rows.groupby("campaign_id", as_index=False, observed=True).sum(numeric_only=True)
         rows["level"] = CAMPAIGN
         rows["key"] = rows["campaign_id"].astype(str)
-        ev = evidence_frame(rows, rule.payout, within=("level",), summed=True)
+        within = ("level",)
     elif rule.level == COUNTRY:  # "United States", "usa" and "US" are one item: US
         rows = sums[sums["level"] == rule.level]
-        ev = evidence_frame(rows.assign(key=country_codes(rows["key"])), rule.payout)
+        rows = item_totals(rows.assign(key=country_codes(rows["key"])))
     else:
-        ev = evidence_frame(sums[sums["level"] == rule.level], rule.payout, summed=True)
+        rows = sums[sums["level"] == rule.level]
+    rows = rows.reset_index(drop=True)
+    pay = payout_for(rows, payouts, rule.payout)
+    ev = evidence_frame(rows, pay, within=within, summed=True)
     if "impressions" not in ev:
         ev["impressions"] = 0.0
     return measures(ev)
+
+
+def window_evidence(
+    stats: Stats,
+    rule: Rule,
+    since: dt.date | None,
+    until: dt.date | None,
+    end: dt.date | None = None,
+    payouts: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The evidence (:func:`evidence_of`) of ``rule``'s level over the days ``since`` to
+    ``until`` (``end``: the last day, for a rule's ``delay``), kept in the statistics' cache
+    without a payouts table: the rules of one level share it, and a look's confirmation
+    (:mod:`toolkit.rules.confirm`) is the previous look's evidence. Do not change it."""
+
+    def make() -> pd.DataFrame:
+        sums = stats.sums(since, until)
+        if rule.delay is not None:
+            sums = effective(stats, sums, end, rule.delay)
+        return evidence_of(sums, rule, payouts)
+
+    if payouts is not None:
+        return make()
+    key = ("evidence", since, until, end, rule.level, rule.of, rule.payout, rule.delay)
+    if key not in stats._sums:
+        stats._sums[key] = make()
+    return stats._sums[key]
 
 
 def _scoped(ev: pd.DataFrame, rule: Rule, formats: Mapping[int, str] | None) -> pd.DataFrame:
@@ -350,22 +395,48 @@ def decide_rule(
     as_of: Any = None,
     done: Done | None = None,
     made: Made | None = None,
+    payouts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One rule's decisions (see :data:`DECISION_COLUMNS`)."""
+    """One rule's decisions (see :data:`DECISION_COLUMNS`); the items whose condition needs
+    a payout they do not have, and whose other clauses hold, are ``no payout known``.
+    The probability clauses (``p_loss``, ``p_win``) hold on the evidence of the
+    ``rule.confirm - 1`` days before too (:mod:`toolkit.rules.confirm`); ``why`` says what
+    those days showed."""
     last = last_day(stats, as_of)
     if rule.window is not None and last is None:
         message = f"a window of {rule.window} days, but the statistics carry no dates"
         raise RulesError([RuleProblem(rule.number or None, rule.name, "window", message)])
     since, until = window_of(rule, last, as_of is not None)
-    ev = _scoped(evidence_of(stats.sums(since, until), rule), rule, formats)
+    ev = _scoped(window_evidence(stats, rule, since, until, until or last, payouts), rule, formats)
     hit = np.ones(len(ev), dtype=bool)
+    others = np.ones(len(ev), dtype=bool)  # the clauses that need no payout
     for clause in rule.when:
-        hit &= clause.holds(ev)
-    rows = _limited(ev[hit], rule, done, made)
+        holds = clause.holds(ev)
+        hit &= holds
+        others &= holds if clause.metric not in PAYOUT_METRICS else True
+    needs = any(c.metric in PAYOUT_METRICS for c in rule.when)
+    unpaid = others & ev["payout"].isna().to_numpy(dtype=bool) & needs
+    held, before = confirmed(
+        rule, ev[hit], since, until or last, partial(window_evidence, stats, rule, payouts=payouts)
+    )
+    note = pd.Series(before, index=ev.index[hit], dtype=object)
+    rows = _limited(ev[hit][held], rule, done, made)
+    rows["why"] = [w + b for w, b in zip(_why(rows, rule), note[rows.index], strict=True)]
+    if not held.all():
+        wait = ev[hit][~held].assign(status=UNCONFIRMED)
+        words = zip(_why(wait, rule), note[wait.index], strict=True)
+        wait["why"] = [f"{w}{b}: {HOW_TO_ACT}" for w, b in words]
+        rows = pd.concat([rows, wait])
+    if unpaid.any():
+        lost = ev[unpaid].assign(status=NO_PAYOUT)
+        lost["why"] = [
+            f"no payout known for campaign {c} (no conversions in the window): {HOW_TO_GIVE}; {w}"
+            for c, w in zip(lost["campaign_id"], _why(lost, rule), strict=True)
+        ]
+        rows = pd.concat([rows, lost])
     rows["rule"] = rule.name
     rows["action"] = rule.action
     rows["since"], rows["until"] = since, last  # until: the last day of the evidence
-    rows["why"] = _why(rows, rule)
     return rows.reindex(columns=list(DECISION_COLUMNS))
 
 
@@ -437,6 +508,7 @@ def decide(
     columns: Mapping[str, str] | None = None,
     done: Done | None = None,
     made: Made | None = None,
+    payouts: Any = None,
     **read: Any,
 ) -> pd.DataFrame:
     """Every enabled rule's decisions, in rule order: one row per item whose condition holds.
@@ -449,12 +521,15 @@ def decide(
     changes the rule made on the same evidence already (they take their places in its
     ``limit``, which counts per campaign and evidence). ``columns`` and ``read`` (the
     :data:`READ_OPTIONS` ``date_format=``, ``decimal=``, ``campaign_map=``) go to the
-    statistics readers when ``stats`` is an export's path.
+    statistics readers when ``stats`` is an export's path. ``payouts``: a payouts table
+    (a CSV or XLSX file's path or a frame, :func:`~toolkit.rules.payouts.read_payouts`) whose
+    payouts come before the rules' ``payout`` and the campaigns' revenue per conversion.
     """
     rules = load_rules(rules)
     source = stats if isinstance(stats, Stats) else Stats(stats, columns=columns, **read)
+    table = None if payouts is None else read_payouts(payouts)
     read_windows(rules, source, as_of)
-    parts = [decide_rule(r, source, formats, as_of, done, made) for r in rules if r.enabled]
+    parts = [decide_rule(r, source, formats, as_of, done, made, table) for r in rules if r.enabled]
     parts = [p for p in parts if len(p)]
     if not parts:
         return empty_decisions()
@@ -488,11 +563,13 @@ def empty_decisions() -> pd.DataFrame:
 __all__ = [
     "ALREADY",
     "DECIDED",
+    "NO_PAYOUT",
     "as_of_day",
     "check_as_of",
     "DECISION_COLUMNS",
     "OVER_LIMIT",
     "READ_OPTIONS",
+    "UNCONFIRMED",
     "Stats",
     "decide",
     "decide_rule",

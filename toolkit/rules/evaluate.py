@@ -83,6 +83,7 @@ from .decide import (
 from .fit import Fit
 from .memory import Memory, provenance
 from .model import Rule, load_rules
+from .payouts import read_payouts
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bulk.journal import Journal
@@ -469,6 +470,7 @@ def evaluate_rules(
     decimal: str | None = None,
     campaign_map: Any = None,
     journal: Journal | str | os.PathLike[str] | None = "default",
+    payouts: Any = None,
     **plan_options: Any,
 ) -> RulesResult:
     """The plan that carries out the rules' decisions on the account, and every decision
@@ -486,7 +488,9 @@ def evaluate_rules(
     ``journal``: where earlier runs are remembered (``"default"``: the command line's;
     ``None``: nothing remembered), so that a ``factor`` rule steps an item once per evidence
     (:mod:`toolkit.rules.memory`); the plan carries the provenance of each change
-    (``plan.provenance``) for its run to journal.
+    (``plan.provenance``) for its run to journal. ``payouts``: a payouts table (a CSV or XLSX
+    path or a frame: :mod:`toolkit.rules.payouts`); without a payout an item is ``no payout
+    known``.
     ``plan_options`` go to :func:`toolkit.plan` (``allow=``, ``max_drop_share=``...).
     The plan's preview shows each change with the rule and the numbers that decided it,
     and warns of the statistics' campaigns the account does not have and of the items the
@@ -497,6 +501,7 @@ def evaluate_rules(
     source, as_of = Stats(stats, columns=columns, **read), as_of_day(as_of)
     read_windows(rules, source, as_of, whole=as_of is not None)  # a bad export fails first
     check_as_of(source, as_of)  # and an as-of day outside it, before the account is read
+    plan_options["payouts"] = None if payouts is None else read_payouts(payouts)  # and these
     if not isinstance(account, Account):
         client, account = account, read_live(account)
     state = _State.of(account)
@@ -505,6 +510,7 @@ def evaluate_rules(
     decisions = _decided(rules, source, account, state, memory, as_of, plan_options)
     tables = desired(account, state)
     base = {name: account.table(name) for name in tables}  # only the edited rows are diffed
+    plan_options.pop("payouts")
     plan = make_plan(client, tables, base, live=account, **plan_options)
     plan.reasons = reasons(decisions)
     plan.provenance = provenance(decisions[decisions["status"] == PLANNED], rules, memory.evidence)
@@ -539,7 +545,15 @@ def _decided(
     def done(rule: Rule, rows: pd.DataFrame) -> np.ndarray:
         return state.is_done(rule, rows) | memory.is_done(rule, rows)
 
-    decisions = decide(rules, source, formats=formats, as_of=as_of, done=done, made=memory.made_by)
+    decisions = decide(
+        rules,
+        source,
+        formats=formats,
+        as_of=as_of,
+        done=done,
+        made=memory.made_by,
+        payouts=plan_options["payouts"],
+    )
     decisions = settle(decisions, rules, state)
     decisions = memory.stepped(decisions, rules)
     decisions = hold_back(

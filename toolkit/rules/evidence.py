@@ -19,13 +19,37 @@ The formulas:
   ``v = (sum n_i (c_i/n_i - m)^2 - m (1 - m) (K - 1)) / (N - sum n_i^2 / N)``, and
   ``a + b = m (1 - m) / v - 1`` (capped at ``N``: a prior never weighs more than the clicks
   it was fitted from), ``a = m (a + b)``, ``b = (1 - m) (a + b)``.
+- the prior's own uncertainty: the spread is the noisiest part of a moment fit. Too narrow
+  (items that differ look alike by chance, or look like no more than the binomial noise)
+  makes the prior outweigh an item's own clicks, and a subId converting twice as well as
+  its campaign is judged by the campaign; the spread is therefore widened by
+  :data:`SPREAD_SE` standard errors of its estimate for items that do not differ,
+  ``m (1 - m) sqrt(2 (K - 1)) / (N - sum n_i^2 / N)`` (the spread of a chi-squared with
+  ``K - 1`` degrees of freedom), and a spread the noise explains entirely is that much,
+  not "none". Too wide (a few items with a few clicks each can make it look huge), so that
+  ``a < 1`` claims a spike of items converting at about 0, which a moment fit cannot tell:
+  an item without conversions would then look dead after a few hundred clicks. A fitted
+  prior's ``a`` is therefore at least :data:`PRIOR_MIN_A` (its mean kept, ``a + b`` raised
+  to ``PRIOR_MIN_A / m``, still at most ``N``). Checked by replaying daily looks on the
+  demo statistics (docs/rules.md, "Daily looks").
 - fallback (fewer than ``MIN_PRIOR_ITEMS`` items with clicks, no conversion or nothing but
-  conversions, no spread beyond the binomial noise): a weak prior worth
-  ``WEAK_PRIOR_STRENGTH`` clicks centred on the smoothed pooled rate
-  ``(C + 0.5) / (N + 1)``; with no clicks at all that is Beta(1, 1). ``a`` and ``b`` are
-  always positive.
+  conversions, no spread beyond the binomial noise): a weak prior centred on the smoothed
+  pooled rate ``m' = (C + 0.5) / (N + 1)``, worth ``PRIOR_MIN_A / m'`` clicks (its ``a`` is
+  :data:`PRIOR_MIN_A`, as a fitted prior's at least), at most ``N`` and at least
+  ``WEAK_PRIOR_STRENGTH``; with no clicks at all that is Beta(1, 1). ``a`` and ``b`` are
+  always positive. A fallback worth a fixed 2 clicks around a tiny pooled rate (a campaign's
+  first day: 1 conversion in 5,000 clicks) had ``a = 0.01``, which made every subId without
+  a conversion look lost after 200 clicks: on the demo statistics most of the winners a
+  daily ``p_loss >= 0.99`` stopped were stopped so, on their first days.
 - posterior: Beta(a + conversions, b + clicks - conversions); ``P(rate < t)`` is the
   regularized incomplete beta function ``I_t(a + c, b + n - c)``.
+- conversion delay: with a :class:`~toolkit.rules.delay.Delay`, the clicks of a day
+  ``age`` days before the last one count ``known(age)`` (``eff_clicks``): their conversions
+  are not all known yet. Priors and posteriors use these effective clicks; ``clicks`` and the
+  cost per click stay the real ones.
+- expected loss of a stop: ``payout x E[(rate - break_even)+]`` per click, the profit a stop
+  forgoes weighted by how likely the item is above break-even; for the posterior
+  Beta(A, B): ``E[(X - t)+] = A / (A + B) (1 - I_t(A + 1, B)) - t (1 - I_t(A, B))``.
 - zero conversions in ``n`` clicks at rate ``r``: ``exp(-n r)`` (Poisson) or ``(1 - r)^n``
   (Binomial); clicks for that to reach ``p``: ``ceil(ln(1/p) / r)``.
 """
@@ -46,6 +70,11 @@ from ..stats.schema import METRICS
 MIN_PRIOR_ITEMS = 3
 #: How many clicks the weak fallback prior is worth (``a + b``).
 WEAK_PRIOR_STRENGTH = 2.0
+#: The least ``a`` of a fitted prior (see the module: the prior's own uncertainty).
+PRIOR_MIN_A = 1.0
+#: How many standard errors (of the spread's estimate when items do not differ) a fitted
+#: prior's spread is widened by (see the module: the prior's own uncertainty).
+SPREAD_SE = 1.0
 _KEYS = ["campaign_id", "level", "key"]
 #: The columns of a stats frame that :func:`evidence_frame` reads.
 STATS_COLUMNS = (*_KEYS, *METRICS)
@@ -81,11 +110,17 @@ def _prior_from_sums(k, n, c, q, n2):
         spread = q - c * c / n
         denom = n - n2 / n
         var = (spread - m * (1.0 - m) * (k - 1.0)) / denom
+        se = m * (1.0 - m) * np.sqrt(2.0 * np.maximum(k - 1.0, 1.0)) / denom
+        var = np.maximum(var, 0.0) + SPREAD_SE * se  # what the data cannot rule out
         strength = np.minimum(m * (1.0 - m) / var - 1.0, n)
     fitted = (k >= MIN_PRIOR_ITEMS) & (n > 0) & (c > 0) & (c < n) & (denom > 0) & (var > 0)
     fitted &= np.isfinite(strength) & (strength > 0)
-    a = np.where(fitted, m * strength, weak_mean * WEAK_PRIOR_STRENGTH)
-    b = np.where(fitted, (1.0 - m) * strength, (1.0 - weak_mean) * WEAK_PRIOR_STRENGTH)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a >= PRIOR_MIN_A, at most N
+        strength = np.minimum(np.maximum(strength, PRIOR_MIN_A / m), n)
+        weak = np.minimum(PRIOR_MIN_A / weak_mean, np.maximum(n, WEAK_PRIOR_STRENGTH))
+    weak = np.maximum(weak, WEAK_PRIOR_STRENGTH)  # the fallback's a >= PRIOR_MIN_A too
+    a = np.where(fitted, m * strength, weak_mean * weak)
+    b = np.where(fitted, (1.0 - m) * strength, (1.0 - weak_mean) * weak)
     return a, b, fitted
 
 
@@ -95,7 +130,9 @@ def fit_beta_prior(conversions, clicks) -> BetaPrior:
     and the fallback.
 
     >>> fit_beta_prior([0], [100])                      # one item: the weak fallback
-    BetaPrior(a=0.00990..., b=1.99009..., fitted=False)
+    BetaPrior(a=0.495..., b=99.504..., fitted=False)
+    >>> fit_beta_prior([1, 0], [3000, 2000])            # two items: weak, but a = 1
+    BetaPrior(a=1.0, b=3333.0..., fitted=False)
     >>> fit_beta_prior([], [])
     BetaPrior(a=1.0, b=1.0, fitted=False)
     """
@@ -180,7 +217,8 @@ def break_even_rate(cost, clicks, revenue_per_conversion):
 
 def item_totals(stats: pd.DataFrame) -> pd.DataFrame:
     """One row per item (campaign_id, level, key) with its clicks, cost, conversions and
-    revenue (and impressions, when the frame has them) summed over the stats frame's rows (days).
+    revenue (and impressions and ``eff_clicks``, when the frame has them) summed over the
+    stats frame's rows (days).
 
     >>> s = pd.DataFrame({"campaign_id": [1, 1], "level": ["source"] * 2, "key": ["a", "a"],
     ...                   "impressions": [0, 0], "clicks": [10, 5], "cost": [1.0, 0.5],
@@ -189,6 +227,7 @@ def item_totals(stats: pd.DataFrame) -> pd.DataFrame:
     [{'key': 'a', 'clicks': 15.0, 'conversions': 1.0}]
     """
     sums = (["impressions"] if "impressions" in stats else []) + _SUMS
+    sums += ["eff_clicks"] if "eff_clicks" in stats else []
     frame = stats[_KEYS + sums].copy()
     frame[sums] = frame[sums].astype(float).fillna(0.0)
     return frame.groupby(_KEYS, sort=True, observed=True, as_index=False)[sums].sum()
@@ -231,10 +270,14 @@ def evidence_frame(
     summed: bool = False,
 ) -> pd.DataFrame:
     """Per item of a stats frame (columns ``STATS_COLUMNS``), the numbers a statistical rule
-    decides on: clicks, cost, conversions, revenue, observed ``rate``, the prior
+    decides on: clicks, cost, conversions, revenue, observed ``rate``, ``eff_clicks`` (the
+    clicks whose conversions are known: the frame's ``eff_clicks`` column when it has one,
+    else its clicks; see the module on conversion delay), the prior
     (``prior_a``, ``prior_b``, ``prior_fitted``) fitted from the other items of its campaign
     at its level, ``posterior_mean``, ``break_even`` (cost per click / payout; ``payout`` a
-    number or array, else the campaign's revenue per conversion), ``p_below_break_even``,
+    number or array, NaN for unknown, else the campaign's revenue per conversion; shown as
+    ``payout``), ``p_below_break_even``, ``expected_loss`` (USD per click a stop forgoes:
+    ``payout x E[(rate - break_even)+]``),
     ``zero_p`` (the Poisson chance of its zero conversions at the prior's mean rate; NaN for
     an item that converted) and ``min_sample`` (clicks >= ``min_clicks``). ``within``: the
     columns whose groups a prior is fitted in (see :func:`leave_one_out_priors`).
@@ -253,15 +296,38 @@ def evidence_frame(
     True
     """
     out = stats.reset_index(drop=True).copy() if summed else item_totals(stats)
-    n = out["clicks"].to_numpy(float)
+    clicks = out["clicks"].to_numpy(float)
     c = out["conversions"].to_numpy(float)
-    a, b, fitted = leave_one_out_priors(out, within)
+    n = clicks  # the clicks whose conversions are known (fewer under conversion delay)
+    if "eff_clicks" in out:
+        n = np.maximum(np.minimum(out["eff_clicks"].to_numpy(float), clicks), c)
+    out["eff_clicks"] = n
+    a, b, fitted = leave_one_out_priors(out.assign(clicks=n), within)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out["rate"] = np.where(n > 0, c / n, np.nan)
+        out["rate"] = np.where(clicks > 0, c / clicks, np.nan)
     out["prior_a"], out["prior_b"], out["prior_fitted"] = a, b, fitted
     out["posterior_mean"] = (a + c) / (a + b + n)
-    out["break_even"] = break_even_rate(out["cost"], n, _payouts(out, payout))
-    out["p_below_break_even"] = prob_rate_below(out["break_even"].to_numpy(), c, n, (a, b))
+    out["payout"] = _payouts(out, payout)
+    out["break_even"] = break_even_rate(out["cost"], clicks, out["payout"])
+    be = out["break_even"].to_numpy()
+    out["p_below_break_even"] = prob_rate_below(be, c, n, (a, b))
+    out["expected_loss"] = out["payout"] * expected_excess(be, a + c, b + n - c)
     out["zero_p"] = np.where(c == 0, zero_conversion_p(n, a / (a + b)), np.nan)
-    out["min_sample"] = n >= min_clicks
+    out["min_sample"] = clicks >= min_clicks
     return out
+
+
+def expected_excess(threshold, a, b):
+    """``E[(X - threshold)+]`` for ``X ~ Beta(a, b)`` (vectorised; NaN where the threshold
+    is NaN): how far above ``threshold`` the rate is expected to be, counting 0 below it.
+
+    >>> round(expected_excess(0.0, 2.0, 198.0), 6)          # the mean
+    0.01
+    >>> round(expected_excess(0.5, 1.0, 1.0), 6)            # uniform: (1 - 0.5)^2 / 2
+    0.125
+    """
+    t = np.clip(np.asarray(threshold, dtype=float), 0.0, 1.0)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    out = a / (a + b) * (1.0 - betainc(a + 1.0, b, t)) - t * (1.0 - betainc(a, b, t))
+    out = np.where(np.isnan(np.asarray(threshold, dtype=float)), np.nan, np.maximum(out, 0.0))
+    return float(out) if np.ndim(out) == 0 else out

@@ -20,6 +20,8 @@ FIELDS: tuple[str, ...] = (
     "bid",
     "factor",
     "payout",
+    "delay",
+    "confirm",
     "rank",
     "enabled",
 )

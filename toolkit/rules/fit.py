@@ -28,6 +28,7 @@ from ..client.checks import refused_item, refused_list_item, refused_rule_item
 from ..stats.schema import COUNTRY
 from .changes import list_name
 from .model import LISTED, Rule
+from .payouts import HOW_TO_GIVE, NO_PAYOUT
 
 #: The start of the status of a decision on an item the service does not take.
 NOT_ACCEPTED = "not accepted"
@@ -67,13 +68,15 @@ class Fit:
     the rules' windows of the statistics name; ``missing``, those the account does not have;
     ``refused``, per ``not accepted`` status, the items of the decisions that got it;
     ``skipped``, what the statistics reader said it left out, a line each
-    (``stats.csv: skipped 1 totals row (line 42)``).
+    (``stats.csv: skipped 1 totals row (line 42)``); ``unpaid``, per rule, how many items
+    are ``no payout known``.
     """
 
     campaigns: int = 0
     missing: tuple[int, ...] = ()
     refused: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     skipped: tuple[str, ...] = ()
+    unpaid: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -92,7 +95,10 @@ class Fit:
             str(s): tuple(dict.fromkeys(rows["key"].astype(str)))
             for s, rows in bad.groupby(bad["status"].astype(str), sort=True)
         }
-        return cls(len(named), tuple(sorted(named - known)), refused, tuple(skipped))
+        unpaid = decisions[status.to_numpy() == NO_PAYOUT]["rule"].astype(str).value_counts()
+        return cls(
+            len(named), tuple(sorted(named - known)), refused, tuple(skipped), unpaid.to_dict()
+        )
 
     @property
     def none_known(self) -> bool:
@@ -133,7 +139,12 @@ class Fit:
     def lines(self) -> list[str]:
         """Every line of the fit: skipped rows, missing campaigns, items not accepted."""
         missing = self.missing_line()
-        return [*self.skipped, *([missing] if missing else []), *self.refused_lines()]
+        unpaid = [
+            f"rule {rule!r}: {n} item(s) with no payout known (no conversions in the window);"
+            f" {HOW_TO_GIVE}"
+            for rule, n in self.unpaid.items()
+        ]
+        return [*self.skipped, *([missing] if missing else []), *self.refused_lines(), *unpaid]
 
 
 __all__ = ["NOT_ACCEPTED", "Fit", "not_accepted", "refused"]

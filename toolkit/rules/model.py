@@ -21,7 +21,15 @@ A rule is a dict (or a YAML/JSON file of them) with these fields:
 - ``limit``: at most K decisions per campaign per run (the strongest first, by ``rank``,
   ``cost`` by default, descending);
 - ``payout``: revenue per conversion for the break-even rate (default: the campaign's own
-  revenue over its conversions in the window).
+  revenue over its conversions in the window; a payouts table comes first, see
+  :mod:`toolkit.rules.payouts`);
+- ``delay``: conversion delay (``auto``: estimated from the export, or a profile
+  ``{0: 0.55, 1: 0.8, 3: 1.0}`` of the share of a click day's conversions known by each
+  age; see :mod:`toolkit.rules.delay`): the freshest days' clicks weigh that share;
+- ``confirm``: on how many consecutive days' evidence (the window ending on the last day,
+  and on each day before) the probability clauses (:data:`CONFIRMED_METRICS`) must hold
+  (default :data:`CONFIRM`, 2; ``1``: the last day's only). A rule run every day looks at
+  the same items again and again; see :func:`toolkit.rules.decide.decide_rule`.
 
 Top-level keys of a file other than ``rules`` are defaults for every rule.
 
@@ -49,6 +57,7 @@ from .. import spec
 from ..bulk.workbook_layout import MAX_BID
 from ..errors import RuleProblem, RulesError, WorkbookError
 from ..stats.schema import COUNTRY, LEVELS
+from .delay import Delay
 from .fields import FIELDS
 from .files import read_rules_file
 
@@ -81,7 +90,15 @@ METRICS: dict[str, str] = {
     "p_win": "posterior probability that the conversion rate is above break-even",
     "p_zero": "chance of zero conversions in these clicks at the campaign's rate (Poisson; "
     "NaN when the item converted)",
+    "expected_loss": "USD per click a stop is expected to forgo: payout x the posterior mean "
+    "of how far the rate is above break-even (0 below it)",
 }
+#: The metrics that need a payout (an item without one is "no payout known" for them).
+PAYOUT_METRICS: tuple[str, ...] = ("break_even", "p_loss", "p_win", "expected_loss")
+#: The probability clauses a rule's ``confirm`` asks to hold on the days before too.
+CONFIRMED_METRICS: tuple[str, ...] = ("p_loss", "p_win")
+#: On how many consecutive days' evidence a rule's probability clauses must hold by default.
+CONFIRM = 2
 
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     ">=": operator.ge,
@@ -172,6 +189,8 @@ class Rule:
     of: str = "source"
     enabled: bool = True
     number: int = field(default=0, compare=False)
+    delay: Delay | str | None = None  # "auto": estimated from the export
+    confirm: int = CONFIRM
 
     @property
     def condition(self) -> str:
@@ -193,6 +212,12 @@ class Rule:
         for key in ("window", "cooldown", "limit", "bid", "factor", "payout"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if isinstance(self.delay, Delay):
+            out["delay"] = dict(enumerate(self.delay.shares)) if self.delay.days else "none"
+        elif self.delay is not None:
+            out["delay"] = self.delay
+        if self.confirm != CONFIRM:
+            out["confirm"] = self.confirm
         if self.rank != "cost":
             out["rank"] = self.rank
         if self.level == CAMPAIGN and self.of != "source":
@@ -206,7 +231,7 @@ class Rule:
 #: workbook's bound for a typo (:data:`toolkit.bulk.workbook_layout.MAX_BID`); a factor from
 #: 0.1 to 10 (a tenth of the bid to ten times it: the ``bid_jump`` guard still asks before
 #: a step past its own bounds); days up to ten years; at most a million decisions a run; a
-#: payout up to a million USD.
+#: payout up to a million USD; a confirmation over 1 to 7 days.
 NUMBERS: dict[str, tuple[float, float, bool]] = {
     "bid": (0.0, MAX_BID, False),
     "factor": (0.1, 10.0, True),
@@ -214,6 +239,7 @@ NUMBERS: dict[str, tuple[float, float, bool]] = {
     "cooldown": (0, 3650, False),
     "limit": (0, 1_000_000, False),
     "payout": (0.0, 1_000_000.0, False),
+    "confirm": (1, 7, True),
 }
 
 
@@ -381,6 +407,8 @@ def _checked(number: int, entry: Any, problems: list[RuleProblem]) -> Rule | Non
     window, limit = c.number_of("window", whole=True), c.number_of("limit", whole=True)
     cooldown = _cooldown(c, action, factor)
     payout = c.number_of("payout")
+    delay = _delay(c)
+    confirm = c.number_of("confirm", whole=True)
     enabled = entry.get("enabled", True)
     if not isinstance(enabled, bool):
         c.bad("enabled", f"{enabled!r} is not true or false")
@@ -403,7 +431,26 @@ def _checked(number: int, entry: Any, problems: list[RuleProblem]) -> Rule | Non
         of,
         bool(entry.get("enabled", True)),
         number,
+        delay,
+        CONFIRM if confirm is None else confirm,
     )
+
+
+def _delay(c: _Check) -> Delay | str | None:
+    """``delay``: ``auto``, or a profile :meth:`Delay.parse` reads (``none``: no delay)."""
+    value = c.entry.get("delay")
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return "auto"
+    if isinstance(value, str) and "," in value:  # a workbook's cell: shares by age
+        parts = [v.strip() for v in value.split(",")]
+        value = [float(v) if re.fullmatch(r"\d*\.?\d+", v) else v for v in parts]
+    try:
+        return Delay.parse(value, where="delay")
+    except ValueError as exc:
+        c.bad("delay", str(exc).removeprefix("delay: ") + "; or 'auto' (estimated from the export)")
+        return None
 
 
 def _clauses(c: _Check) -> tuple[Clause, ...]:

@@ -21,7 +21,7 @@ from .handlers.common import Config
 from .httpserver import Server
 from .refs import load_refs
 from .seed import seed_store
-from .stats_gen import generate_stats
+from .stats_gen import DELAY, PAYOUTS, generate_stats
 from .store import Store
 
 log = logging.getLogger("toolkit.sandbox")
@@ -255,14 +255,23 @@ class Sandbox:
             return {f"{m} {p} {s}": n for (m, p, s), n in sorted(self.app.stats.items())}
 
     def stats_export(
-        self, path: str | Path, *, days: int = 14, seed: int = 0
+        self,
+        path: str | Path,
+        *,
+        days: int = 14,
+        seed: int = 0,
+        delay: Any = DELAY,
+        payouts: str | Path | None = PAYOUTS,
     ) -> list[dict[str, Any]]:
         """Write a tracker-style statistics CSV for the demo account's sources, subIds and
-        countries, and return the true conversion rate of each item (see
-        :func:`toolkit.sandbox.stats_gen.generate_stats`). The sandbox must be started."""
+        countries (one click stream per campaign; conversions known by the last day under
+        ``delay``, None for none), the payouts per campaign and country to ``payouts``
+        (``payouts.csv`` beside ``path``; None: not written), and return the truth of each
+        item (see :func:`toolkit.sandbox.stats_gen.generate_stats`). The sandbox must be
+        started."""
         if self.store is None:
             raise RuntimeError("start the sandbox first")
-        return generate_stats(self.store, path, days=days, seed=seed)
+        return generate_stats(self.store, path, days=days, seed=seed, delay=delay, payouts=payouts)
 
     def _control(self, method: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
         handlers = {

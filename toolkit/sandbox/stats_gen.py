@@ -4,9 +4,12 @@
 (``date, campaign_id, level, key, impressions, clicks, cost, conversions, revenue``) for the
 sources, subIds and countries an account's campaigns get traffic from in the sandbox store
 (whitelisted items, or new items on none of their lists; the subIds of their bid rules; their
-countries; never a blacklisted item), and returns the truth it
-drew them from: one row per item with its true conversion rate and the campaign's payout, so
-that a rule's decisions can be scored (precision, recall) against what was really there.
+countries; never a blacklisted item), as a tracker's export downloaded on the last day (the
+freshest days' conversions still arriving), with the payouts of each campaign's countries
+beside it, and returns the truth it drew them from: one row per item with the true rate of
+its clicks, its payout and revenue per click, so that a rule's decisions can be scored
+(precision, recall) against what was really there. A campaign's sources, subIds and
+countries share one click stream (:mod:`toolkit.sandbox.stats_model`).
 
 Everything follows from ``seed``: the same store and seed give the same file, byte for byte.
 The standard library only (no pandas), as the rest of the sandbox.
@@ -16,12 +19,12 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import math
 import random
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .stats_model import COUNTRY, DELAY, Campaign, build, delay_shares, draw_day
 from .store import Store
 
 #: The columns of the file written.
@@ -36,8 +39,15 @@ COLUMNS = (
     "conversions",
     "revenue",
 )
-#: The columns of the truth table returned.
-TRUTH_COLUMNS = ("campaign_id", "level", "key", "true_cr", "payout")
+#: The columns of the truth table returned: per item the true conversion rate of its clicks,
+#: what one of its conversions earns on average (a country's own payout) and their product,
+#: the true revenue per click.
+TRUTH_COLUMNS = ("campaign_id", "level", "key", "true_cr", "payout", "true_epc")
+#: The columns of the payouts table written: USD per conversion per campaign and country
+#: (country blank: every country of a campaign without a country level).
+PAYOUT_COLUMNS = ("campaign_id", COUNTRY, "payout")
+#: Where the payouts table goes by default: beside the statistics.
+PAYOUTS = "payouts.csv"
 
 #: The last day of the statistics when ``end`` is not given (fixed, so files repeat).
 END = dt.date(2026, 1, 31)
@@ -104,105 +114,121 @@ def generate_stats(
     seed: int = 0,
     end: dt.date = END,
     user_id: int | None = None,
+    delay: Any = DELAY,
+    payouts: str | Path | None = PAYOUTS,
 ) -> list[dict[str, Any]]:
     """Write ``days`` days of daily statistics (ending on ``end``) to the CSV file ``path``
-    and return the truth table (``TRUTH_COLUMNS``, one dict per item).
+    as downloaded on ``end``, write the payouts table (:data:`PAYOUT_COLUMNS`) to ``payouts``
+    (a path relative to ``path``'s folder: ``payouts.csv`` beside it by default; None: not
+    written), and return the truth table (:data:`TRUTH_COLUMNS`, one dict per item).
 
     ``store_or_items``: the sandbox :class:`Store` (its account ``user_id``, the demo account
     by default; the items :func:`account_items` lists) or rows ``{campaign_id, level, key}``.
-    Per campaign a payout and a base conversion rate are drawn; per item a true rate around
-    it (a quarter of the items convert at a fraction of it, some at several times it) and a
-    traffic volume. Each day's clicks are
-    Poisson around the volume, conversions Binomial(clicks, true rate), cost clicks times a
-    CPC, revenue conversions times the payout.
+    A campaign's sources, subIds and countries share one click stream
+    (:mod:`toolkit.sandbox.stats_model`): per campaign and day the clicks, cost, conversions
+    and revenue summed over its source rows equal those over its subId rows and its country
+    rows. A conversion earns its country's payout and is in the file when its lag (drawn
+    from ``delay``: ``{age: cumulative share known}``, a list of shares by age, or None for
+    none) has passed by ``end``; the truth is that of the final conversions.
+
+    >>> items = [{"campaign_id": 1, "level": lv, "key": k} for lv, k in
+    ...          [("source", "s1"), ("source", "s2"), ("country", "US")]]
+    >>> truth = generate_stats(items, "stats.csv", days=3)            # doctest: +SKIP
     """
     if days < 1:
         raise ValueError(f"days must be >= 1, got {days}")
+    lags = delay_shares(delay) or (1.0,)
     items = (
         account_items(store_or_items, user_id, seed=seed)
         if isinstance(store_or_items, Store)
         else [dict(r) for r in store_or_items]
     )
     rng = random.Random(seed)
-    campaigns: dict[int, tuple[float, float, float]] = {}
-    truth, plans = [], []
-    for item in items:
-        cid = int(item["campaign_id"])
-        if cid not in campaigns:  # payout, base rate, cpc
-            campaigns[cid] = (
-                round(rng.uniform(1.0, 20.0), 2),
-                rng.uniform(0.002, 0.03),
-                round(rng.uniform(0.005, 0.08), 4),
-            )
-        payout, base, cpc = campaigns[cid]
-        true_cr = base * _multiplier(rng)
-        clicks_a_day = rng.lognormvariate(math.log(60), 1.0)
-        truth.append(
-            {
-                "campaign_id": cid,
-                "level": item["level"],
-                "key": str(item["key"]),
-                "true_cr": true_cr,
-                "payout": payout,
-            }
-        )
-        plans.append((cid, item["level"], str(item["key"]), true_cr, clicks_a_day, cpc, payout))
-    _write(Path(path), plans, rng, days, end)
-    return truth
-
-
-def _multiplier(rng: random.Random) -> float:
-    r = rng.random()
-    if r < 0.25:
-        return rng.uniform(0.0, 0.4)  # losers
-    if r < 0.85:
-        return rng.uniform(0.6, 1.6)
-    return rng.uniform(2.0, 4.0)  # winners
+    campaigns = build(items, rng)
+    order = [(int(r["campaign_id"]), str(r["level"]), str(r["key"])) for r in items]
+    _write(Path(path), campaigns, order, (rng, random.Random(f"{seed}:lags")), days, end, lags)
+    if payouts is not None:
+        _write_payouts(Path(path).parent / payouts, campaigns)
+    truth = {
+        (cid, level, key): (cr, payout)
+        for cid, camp in campaigns.items()
+        for level, key, cr, payout in camp.truth()
+    }
+    return [
+        dict(zip(TRUTH_COLUMNS, (*item, cr, payout, cr * payout), strict=True))
+        for item in order
+        for cr, payout in [truth[item]]
+    ]
 
 
 def _write(
-    path: Path, plans: list[tuple[Any, ...]], rng: random.Random, days: int, end: dt.date
+    path: Path,
+    campaigns: Mapping[int, Campaign],
+    order: list[tuple[int, str, str]],
+    rngs: tuple[random.Random, random.Random],
+    days: int,
+    end: dt.date,
+    delay: tuple[float, ...],
 ) -> None:
+    """The rows of every day, the items in ``order``."""
+    index = {
+        (cid, level, key): i
+        for cid, camp in campaigns.items()
+        for level, lv in camp.levels.items()
+        for i, key in enumerate(lv.keys)
+    }
+    rows = [(cid, level, key, index[cid, level, key]) for cid, level, key in order]
     with open(path, "w", newline="", encoding="utf-8") as f:
         out = csv.writer(f)
         out.writerow(COLUMNS)
         for d in range(days):
             day = (end - dt.timedelta(days=days - 1 - d)).isoformat()
-            for cid, level, key, cr, volume, cpc, payout in plans:
-                clicks = _poisson(rng, volume)
-                impressions = clicks * rng.randint(20, 80)
-                conversions = _binomial(rng, clicks, cr)
+            drawn = {
+                cid: (draw_day(camp, *rngs, days - 1 - d, delay), rngs[0].randint(20, 80))
+                for cid, camp in campaigns.items()
+            }
+            for cid, level, key, i in rows:
+                one, shown = drawn[cid]
+                clicks = one.clicks[level][i]
                 out.writerow(
                     (
                         day,
                         cid,
                         level,
                         key,
-                        impressions,
+                        clicks * shown,
                         clicks,
-                        f"{clicks * cpc:.4f}",
-                        conversions,
-                        f"{conversions * payout:.2f}",
+                        _decimal(clicks * campaigns[cid].cpc, 4),
+                        one.conversions[level][i],
+                        _decimal(one.revenue[level][i], 2),
                     )
                 )
 
 
-def _poisson(rng: random.Random, lam: float) -> int:
-    if lam > 30:
-        return max(0, round(rng.gauss(lam, math.sqrt(lam))))
-    limit, k, p = math.exp(-lam), 0, rng.random()
-    while p > limit:
-        k += 1
-        p *= rng.random()
-    return k
+def _decimal(units: int, places: int) -> str:
+    """``units`` of 10^-places as a decimal, exactly (the float nearest ``units / 10^places``
+    rounds back to ``units``): rows sum to their totals."""
+    return f"{units / 10**places:.{places}f}"
 
 
-def _binomial(rng: random.Random, n: int, p: float) -> int:
-    if n * p > 30:
-        return min(n, max(0, round(rng.gauss(n * p, math.sqrt(n * p * (1 - p))))))
-    if n < 200:
-        return sum(rng.random() < p for _ in range(n))
-    return min(n, _poisson(rng, n * p))
+def _write_payouts(path: Path, campaigns: Mapping[int, Campaign]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(PAYOUT_COLUMNS)
+        for cid, camp in campaigns.items():
+            countries = camp.levels[COUNTRY].keys if COUNTRY in camp.levels else [""]
+            for country, cents in zip(countries, camp.payouts, strict=True):
+                out.writerow((cid, country, _decimal(cents, 2)))
 
 
-__all__ = ["COLUMNS", "END", "FRESH", "TRUTH_COLUMNS", "account_items", "generate_stats"]
+__all__ = [
+    "COLUMNS",
+    "DELAY",
+    "END",
+    "FRESH",
+    "PAYOUTS",
+    "PAYOUT_COLUMNS",
+    "TRUTH_COLUMNS",
+    "account_items",
+    "generate_stats",
+]

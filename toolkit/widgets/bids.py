@@ -142,6 +142,7 @@ class BidForm(Form):
             client=self.session.client,
             progress=False,
             history=None,
+            include="all",  # the campaigns picked, live or not
         )
         self.report = report
         geo = spec.bid_kind().column

@@ -1,0 +1,165 @@
+"""``report.propose("profit")`` against a sandbox over real HTTP: the bids that earn the most
+within the lower credible bound and the service's minimum, a country that cannot pay at its
+minimum dropped, a campaign none of whose countries can paused; applied (the live account
+read back on its own), re-reported, undone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import toolkit
+from toolkit.reports import profit, profit_proposals
+from toolkit.reports.zones import traffic_at
+from toolkit.sandbox import Sandbox
+
+from .test_report_profit import campaign_rows, stats_of
+
+
+@pytest.fixture()
+def sb() -> Iterator[Sandbox]:
+    with Sandbox(campaigns=8, seed=11, accounts=1) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture()
+def client(sb: Sandbox) -> toolkit.Client:
+    return toolkit.Client(sb.url, sb.api_keys[0])
+
+
+def made_stats(frame: pd.DataFrame) -> tuple[pd.DataFrame, int, str, int]:
+    """Statistics for two campaigns: a per-1,000 one whose first country earns a tenth of its
+    minimum price and whose others earn 3x their recommended price, and a per-click one none
+    of whose countries earns its minimum. Returns the stats, the first campaign, the country
+    that loses and the second campaign."""
+    cpm = campaign_rows(frame, "CPM", countries=4, started=True)
+    cpc = campaign_rows(frame, "CPC", countries=2, started=True)
+    rows = []
+    for rows_of, earns in ((cpm, None), (cpc, lambda r: 0.1 * r.minimum)):
+        for i, r in enumerate(rows_of.itertuples(index=False)):
+            value = earns(r) if earns else (0.1 * r.minimum if i == 0 else 3 * r.recommended)
+            clicks, imps = 40_000, 2_000_000
+            # payout 10; per click u = 10; per 1,000 impressions u = 10 * 40000 / 2e6 * 1000
+            u = 10.0 if r.mode == "CPC" else 10.0 * clicks / imps * 1000
+            conversions = round(value / u * clicks)
+            rows.append((r.campaign_id, "country", r.country, imps, clicks, 1.0, conversions,
+                         conversions * 10.0))  # fmt: skip
+    cid = int(cpm["campaign_id"].iloc[0])
+    return stats_of(rows), cid, str(cpm["country"].iloc[0]), int(cpc["campaign_id"].iloc[0])
+
+
+def live_state(client: toolkit.Client, ids: list[int]) -> tuple[dict, dict]:
+    """The countries' bids and the campaigns' work status, read from the service."""
+    account = toolkit.load_account(client, ids, mode="full", progress=False)
+    bids = {
+        (int(c), str(g)): float(b)
+        for c, g, b in zip(account.countries["campaign_id"], account.countries["country"],
+                           account.countries["bid"], strict=True)
+    }  # fmt: skip
+    work = dict(
+        zip(account.campaigns["id"].astype(int), account.campaigns["work_status"].astype(str),
+            strict=True)
+    )  # fmt: skip
+    return bids, work
+
+
+def test_profit_proposal_applied_rereported_and_undone(client):
+    plain = toolkit.bid_report(client, progress=False, history=None, include="all")
+    stats, cid, loser, paused = made_stats(plain.frame)
+    report = toolkit.bid_report(client, progress=False, history=None, include="all", stats=stats)
+    moves = report.proposals("profit")
+    keys = zip(moves["campaign_id"].astype(int), moves["country"].astype(str), strict=True)
+    by = dict(zip(keys, moves.itertuples(index=False), strict=True))
+    assert by[(cid, loser)].action == "drop country"
+    assert {r.action for (c, _), r in by.items() if c == paused} == {"pause campaign"}
+    frame = report.frame.set_index(["campaign_id", "country"])
+    sets = moves[moves["action"] == "set bid"]
+    assert len(sets) >= 3
+    for r in sets.itertuples(index=False):
+        row = frame.loc[(r.campaign_id, r.country)]
+        floor = profit_proposals.ceil_bid(row["minimum"])
+        assert floor <= r.new_bid <= max(floor, row["max_profitable_bid_low"])
+        assert r.profit_day_new == pytest.approx(row["profit_day_proposed"])
+        k = 1 / 1000 if row["mode"] == "CPM" else row["clicks"] / row["impressions_stats"]
+
+        def gain(x: float, row=row, k=k) -> float:
+            t = traffic_at(x, row["minimum"], row["recommended"], row["minimum_traffic"],
+                           row["recommended_traffic"])  # fmt: skip
+            return t * k * (row["max_profitable_bid"] - x)
+
+        top = min(max(1.5 * row["recommended"], row["bid"]), row["max_profitable_bid_low"])
+        best = max(gain(x) for x in np.linspace(row["minimum"], top, 2001))
+        assert gain(r.new_bid) == pytest.approx(best, rel=1e-3, abs=1e-6)
+        assert gain(r.new_bid) == pytest.approx(r.profit_day_new)
+    assert (
+        report.frame.loc[report.frame["campaign_id"] == paused, "profit_day_proposed"] == 0
+    ).all()
+
+    ids = sorted({cid, paused})
+    before = live_state(client, ids)
+    plan = report.propose("profit")  # one country of five dropped: within the guards
+    assert "Paused" in plan.summary() or "pause" in plan.summary()
+    result = plan.apply(client, progress=False)
+    assert result.ok
+
+    bids, work = live_state(client, ids)  # read back on its own
+    assert (cid, loser) not in bids
+    assert work[paused] == "Paused"
+    for r in sets.itertuples(index=False):
+        assert bids[(int(r.campaign_id), str(r.country))] == pytest.approx(r.new_bid)
+    again = toolkit.bid_report(client, ids, progress=False, history=None, include="all",
+                               stats=stats).frame  # fmt: skip
+    keys = zip(again["campaign_id"].astype(int), again["country"].astype(str), strict=True)
+    shown = dict(zip(keys, again["bid"], strict=True))
+    assert shown == {k: v for k, v in bids.items()}
+    assert (cid, loser) not in shown
+
+    toolkit.undo(client, result.run_id, progress=False)
+    assert live_state(client, ids) == before
+
+
+def test_a_row_that_cannot_pay_at_the_minimum_is_never_bid_below_it():
+    frame = pd.DataFrame(
+        {
+            "campaign_id": [1, 1, 2],
+            "country": ["US", "DE", "FR"],
+            "mode": ["CPM"] * 3,
+            "work_status": ["Started"] * 3,
+            "bid": [2.0, 2.0, 2.0],
+            "comparable": [True] * 3,
+            "error": [None] * 3,
+            "minimum": [1.0, 1.0, 1.0],
+            "recommended": [2.0, 2.0, 2.0],
+            "minimum_traffic": [0, 0, 0],
+            "recommended_traffic": [3000, 3000, 3000],
+            "zone": ["at recommended"] * 3,
+            "profit_zone": ["profitable"] * 3,
+            "ctr": [np.nan] * 3,
+            "clicks": [1000.0] * 3,
+            "impressions_stats": [50_000.0] * 3,
+            "payout": [10.0] * 3,
+            # u = 10 * 1000 / 50000 * 1000 = 200; rates 0.001 (0.2 a mille), 0.006 (1.2)
+            "posterior_a": [10.0, 600.0, 10.0],
+            "posterior_b": [9990.0, 99_400.0, 9990.0],
+        }
+    )
+    frame["posterior_cr"] = frame["posterior_a"] / (frame["posterior_a"] + frame["posterior_b"])
+    frame["max_profitable_bid"] = frame["posterior_cr"] * 200
+    # DE's profit 3000 (x - 1) / 1000 (1.2 - x) peaks at 1.1, past its lower bound 1.05
+    frame["max_profitable_bid_low"] = [0.1, 1.05, 0.1]
+    countries = frame[["campaign_id", "country", "bid"]]
+    moves = profit_proposals.decide(frame, countries, 1.5)
+    assert moves["action"].tolist() == ["drop country", "set bid", "pause campaign"]
+    assert moves["new_bid"].iloc[1] == pytest.approx(1.05)  # capped at the lower bound
+    frame.loc[1, "max_profitable_bid_low"] = 0.5  # the bound below the minimum: the minimum
+    frame.loc[1, "posterior_a"] = 30.0  # 1.2 a mille on less data: not a loser at 1.0
+    frame.loc[1, "posterior_b"] = 4970.0
+    p = profit.prob_value_below(1.0, 200.0, 30.0, 4970.0)
+    assert 0.1 < p < 0.9
+    moves = profit_proposals.decide(frame, countries, 1.5)
+    assert moves.loc[1, "action"] == "set bid" and moves.loc[1, "new_bid"] == 1.0
+    frame["work_status"] = "Paused"  # a campaign paused already is left alone
+    assert 2 not in profit_proposals.decide(frame, countries, 1.5).index
