@@ -23,19 +23,17 @@ RULE = {"name": "losers", "level": "subid", "when": "p_loss >= 0.95 and clicks >
 
 
 def silent(campaign: int) -> pd.DataFrame:
-    """10 subIds of ``campaign`` x 2,100 clicks x $63 each, zero conversions, over the last
-    two days (a statistical rule's probability holds on both: its ``confirm``)."""
-    n = 2 * len(KEYS)
-    days = [pd.Timestamp(LAST - dt.timedelta(days=d), tz="UTC") for d in (1, 0)]
+    """10 subIds of ``campaign`` x 2,100 clicks x $63 each, zero conversions."""
+    n = len(KEYS)
     return stats_frame(
         {
-            "date": [day for day in days for _ in KEYS],
+            "date": [pd.Timestamp(LAST, tz="UTC")] * n,
             "campaign_id": [campaign] * n,
             "level": ["subid"] * n,
-            "key": KEYS * 2,
-            "impressions": [10_500] * n,
-            "clicks": [1050] * n,
-            "cost": [31.5] * n,
+            "key": KEYS,
+            "impressions": [21_000] * n,
+            "clicks": [2100] * n,
+            "cost": [63.0] * n,
             "conversions": [0] * n,
             "revenue": [0.0] * n,
         }

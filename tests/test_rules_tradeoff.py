@@ -115,6 +115,16 @@ def test_at_equal_cost_saved_interpolates_within_every_family_reach():
         at_equal_cost_saved(two, levels=[35.0])
     with pytest.raises(ValueError, match=r"no cost saved every family reaches \(a 10 to 40"):
         at_equal_cost_saved(table)
+    # a threshold below the line between two others is left out of the curve
+    dip = pd.DataFrame(
+        {
+            "family": ["a"] * 4 + ["b"] * 2,
+            "roi_below": [np.nan] * 6,
+            "cost_saved": [10.0, 20.0, 30.0, 40.0, 10.0, 40.0],
+            "net": [1.0, 3.0, 0.0, 2.0, 0.0, 0.0],
+        }
+    )
+    assert at_equal_cost_saved(dip, levels=[30.0])["a"].tolist() == pytest.approx([2.5])
     # roi's curves (one per R): the best of those that reach a level
     roi = pd.DataFrame(
         {

@@ -28,8 +28,7 @@ A rule is a dict (or a YAML/JSON file of them) with these fields:
   age; see :mod:`toolkit.rules.delay`): the freshest days' clicks weigh that share;
 - ``confirm``: on how many consecutive days' evidence (the window ending on the last day,
   and on each day before) the probability clauses (:data:`CONFIRMED_METRICS`) must hold
-  (default :data:`CONFIRM`, 2; ``1``: the last day's only). A rule run every day looks at
-  the same items again and again; see :func:`toolkit.rules.decide.decide_rule`.
+  (default :data:`CONFIRM`, 1: the last day's only; see :mod:`toolkit.rules.confirm`).
 
 Top-level keys of a file other than ``rules`` are defaults for every rule.
 
@@ -97,8 +96,9 @@ METRICS: dict[str, str] = {
 PAYOUT_METRICS: tuple[str, ...] = ("break_even", "p_loss", "p_win", "expected_loss")
 #: The probability clauses a rule's ``confirm`` asks to hold on the days before too.
 CONFIRMED_METRICS: tuple[str, ...] = ("p_loss", "p_win")
-#: On how many consecutive days' evidence a rule's probability clauses must hold by default.
-CONFIRM = 2
+#: On how many consecutive days' evidence a rule's probability clauses must hold by default
+#: (1: the last day's; measured in docs/rules.md, "Daily looks").
+CONFIRM = 1
 
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     ">=": operator.ge,

@@ -344,12 +344,31 @@ def tradeoff(
     return table
 
 
+def _efficient(points: pd.DataFrame) -> pd.DataFrame:
+    """The points on the upper hull of net against cost saved (``points`` sorted by cost
+    saved, one per cost saved): a threshold whose net lies below the line between two others
+    is left out, since mixing those two (each on part of the items) would do better. This
+    gives every family its best trade-offs, the benefit of the doubt in a comparison."""
+    x, y = points["cost_saved"].to_numpy(float), points["net"].to_numpy(float)
+    hull: list[int] = []
+    for i in range(len(x)):
+        while len(hull) >= 2:
+            j, k = hull[-2], hull[-1]
+            if (y[k] - y[j]) * (x[i] - x[j]) <= (y[i] - y[j]) * (x[k] - x[j]):
+                hull.pop()  # k lies on or below the line from j to i
+            else:
+                break
+        hull.append(i)
+    return points.iloc[hull]
+
+
 def _curve(points: pd.DataFrame, grid: np.ndarray) -> np.ndarray:
     """A family's net at each cost saved of ``grid``: interpolated along each of its curves
-    (one per ``roi_below``), the best of those that reach it; NaN where none does."""
+    (one per ``roi_below``) along its upper hull (:func:`_efficient`), the best
+    of those that reach it; NaN where none does."""
     best = np.full(len(grid), np.nan)
     for _, curve in points.groupby(points["roi_below"].fillna(-1.0), sort=False):
-        c = curve.groupby("cost_saved", as_index=False)["net"].max()
+        c = _efficient(curve.groupby("cost_saved", as_index=False)["net"].max())
         x, y = c["cost_saved"].to_numpy(), c["net"].to_numpy()
         inside = (grid >= x.min() - 1e-9) & (grid <= x.max() + 1e-9)
         net = np.where(inside, np.interp(grid, x, y), np.nan)
@@ -358,7 +377,7 @@ def _curve(points: pd.DataFrame, grid: np.ndarray) -> np.ndarray:
 
 
 def at_equal_cost_saved(table: pd.DataFrame, levels: int | Sequence[float] = 9) -> pd.DataFrame:
-    """Per family (a column each), the net interpolated along its thresholds' curve (for
+    """Per family (a column each), the net interpolated along its thresholds' upper hull (for
     ``roi``, the best of its curves, one per ``R``) at cost saved levels that every family
     reaches: ``levels`` evenly spaced over the common range, or the levels given. No
     extrapolation: a level outside the common range is refused.
