@@ -52,6 +52,10 @@ def test_the_items_are_those_the_accounts_campaigns_get_traffic_from(demo, tmp_p
     must |= {(r.campaign_id, "subid", r.item) for r in account.bid_rules.itertuples()}
     must = {k for k in must if listed.get(k) != "black"}
     must |= {(r.campaign_id, "country", r.country) for r in account.countries.itertuples()}
+    dark = _no_traffic(client, account)  # the targeting excludes them: no clicks
+    must -= {(c, "country", k) for c, k in dark}
+    reached = {c for c, lv, _k in must if lv == "country"}
+    must -= {k for k in must if k[0] not in reached and k[0] in {c for c, _ in dark}}
     truth = demo.stats_export(tmp_path / "s.csv", days=3, seed=0)
     assert [list(t) for t in truth[:1]][0] == list(TRUTH_COLUMNS)
     items = {(t["campaign_id"], t["level"], t["key"]) for t in truth}
@@ -59,6 +63,8 @@ def test_the_items_are_those_the_accounts_campaigns_get_traffic_from(demo, tmp_p
     assert not any(listed.get(k) == "black" for k in items)  # no traffic from a blacklist
     fresh = items - must
     for cid in account.campaigns["id"]:
+        if cid not in {c for c, _lv, _k in items}:
+            continue  # every country of it excluded
         for entity in ("source", "subid"):
             mine = [k for k in fresh if k[:2] == (cid, entity)]
             # a campaign with a whitelist buys from it alone; the others from new items
@@ -73,6 +79,71 @@ def test_the_items_are_those_the_accounts_campaigns_get_traffic_from(demo, tmp_p
     assert read == items
     assert all(0 <= t["true_cr"] < 1 and t["payout"] > 0 for t in truth)
     assert not any(t["campaign_id"] for t in account_items(demo.store, user_id=-1))
+
+
+def _no_traffic(client, account) -> set:
+    """``(campaign_id, country)`` the service's price estimate gives no traffic at either
+    price, the campaign's targeting asked over HTTP (as the bid report asks it)."""
+    from toolkit.bulk.call_kinds import codes_of
+    from toolkit.frames.price_queries import ask, build_query, campaign_targeting
+
+    targeting, codes = campaign_targeting(account.targets), codes_of(account.refs)
+    formats = dict(zip(account.campaigns["id"], account.campaigns["ad_format"], strict=True))
+    out = set()
+    for row in account.countries.itertuples():
+        query = build_query(
+            formats[row.campaign_id], targeting.get(row.campaign_id, {}), row.country, codes
+        )
+        answer = ask(client, query)
+        assert answer.error is None, answer.error
+        if answer.minimum_traffic == 0 and answer.recommended_traffic == 0:
+            out.add((row.campaign_id, row.country))
+    return out
+
+
+@pytest.fixture(scope="module")
+def account(demo):
+    import toolkit
+
+    client = toolkit.connect(api_key=demo.api_keys[0], base_url=demo.url, retries=0)
+    return client, toolkit.load_account(client, progress=False)
+
+
+def test_a_countrys_cost_is_its_clicks_at_the_campaigns_bid_for_it(demo, account, tmp_path):
+    _client, acc = account
+    demo.stats_export(tmp_path / "s.csv", days=28, seed=3, delay=None)
+    df = pd.read_csv(tmp_path / "s.csv", dtype={"key": str}, keep_default_na=False)
+    bids = acc.countries.rename(columns={"country": "key"})[["campaign_id", "key", "bid"]]
+    modes = acc.campaigns.rename(columns={"id": "campaign_id"})[["campaign_id", "mode"]]
+    rows = df[df["level"] == "country"].merge(bids, on=["campaign_id", "key"], how="left")
+    rows = rows.merge(modes, on="campaign_id")
+    assert rows["bid"].notna().all()
+    cpc = rows["mode"] == "CPC"  # a bid per click; CPM: per 1,000 impressions
+    bought = rows["clicks"].where(cpc, rows["impressions"] / 1000)
+    assert (rows["cost"] - bought * rows["bid"]).abs().max() < 1e-6
+    assert rows.loc[cpc, "clicks"].sum() > 1000 and rows.loc[~cpc, "clicks"].sum() > 1000
+    # a click earns about its bid: the campaign's value over its cost from 1 to 2 (noise)
+    per = df[df["level"] == "source"].groupby("campaign_id")[["cost", "revenue"]].sum()
+    assert (per["revenue"] / per["cost"]).between(0.6, 2.6).all()
+    country = rows.groupby(["campaign_id", "key"])[["cost", "revenue"]].sum()
+    profitable = country["revenue"] > country["cost"]
+    assert profitable.any() and not profitable.all()
+
+
+def test_a_country_the_targeting_excludes_gets_no_clicks(demo, account, tmp_path):
+    client, acc = account
+    dark = _no_traffic(client, acc)
+    truth = demo.stats_export(tmp_path / "s.csv", days=5, seed=3)
+    df = pd.read_csv(tmp_path / "s.csv", dtype={"key": str}, keep_default_na=False)
+    countries = df[df["level"] == "country"]
+    got = set(zip(countries["campaign_id"], countries["key"], strict=True))
+    assert dark and not dark & got
+    assert not dark & {(t["campaign_id"], t["key"]) for t in truth if t["level"] == "country"}
+    every = set(zip(acc.countries["campaign_id"], acc.countries["country"], strict=True))
+    assert got == every - dark  # the others all buy
+    # a campaign whose every country is excluded buys nothing at all
+    none = {c for c, _ in every} - {c for c, _ in every - dark}
+    assert not none & set(df["campaign_id"])
 
 
 ITEM = ["campaign_id", "level", "key"]

@@ -16,6 +16,9 @@ plan against the account.
 >>> made[["key", "status"]].to_dict("records")
 [{'key': 'c', 'status': 'decided'}]
 >>> made["why"].iloc[0]
+'p_loss 0.9998, clicks 1600, cost 16.00, conversions 0'
+>>> rules[0]["confirm"] = 2       # the day before too (toolkit.rules.confirm)
+>>> decide(rules, stats)["why"].iloc[0]
 'p_loss 0.9998, clicks 1600, cost 16.00, conversions 0; the day before: p_loss 0.9883'
 """
 

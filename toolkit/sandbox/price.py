@@ -255,3 +255,30 @@ def _canonical(ad_format: str, params: dict[str, list]) -> str:
     """A text that is the same for equal inputs, whatever their order."""
     body = {k: sorted({str(v) for v in vs}) for k, vs in sorted(params.items()) if vs}
     return ad_format + json.dumps(body, sort_keys=True)
+
+
+def stored_params(refs: Refs, ad_format: str, targets: list[tuple[str, str]]) -> dict[str, list]:
+    """A campaign's stored targeting (``(kind, value)`` rows of the store's ``targets``) as
+    the price operation takes it: per price parameter the values the format allows (ids as
+    integers, language ids as their codes)."""
+    params: dict[str, list] = {}
+    for name, value in targets:
+        kind = spec.target_kind(name)
+        if not kind.price_param or kind.bids or not kind.allowed_for(ad_format):
+            continue
+        sent: Any = value if kind.item_type is str else int(value)
+        if kind.sent_as_code:
+            sent = refs.language_by_id.get(int(value))
+        if sent is not None:
+            params.setdefault(kind.price_param, []).append(sent)
+    return params
+
+
+def reaches(refs: Refs, ad_format: str, params: dict[str, list], code: str) -> bool:
+    """True when a campaign's targeting (``params``, as :func:`estimate` takes them) leaves
+    country ``code`` any traffic: the estimate of that country alone wins some at the
+    recommended price. False when the targeting excludes it (its regions or cities lie
+    elsewhere, its carriers are not there): 0 traffic at both prices."""
+    country = spec.bid_kind().price_param or "country"
+    est = estimate(refs, ad_format, {**params, country: [code]})
+    return est["recommend"]["estimated_traffic"] > 0

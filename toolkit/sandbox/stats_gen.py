@@ -4,12 +4,14 @@
 (``date, campaign_id, level, key, impressions, clicks, cost, conversions, revenue``) for the
 sources, subIds and countries an account's campaigns get traffic from in the sandbox store
 (whitelisted items, or new items on none of their lists; the subIds of their bid rules; their
-countries; never a blacklisted item), as a tracker's export downloaded on the last day (the
+countries; never a blacklisted item, nor a country the campaign's targeting excludes: one the
+sandbox's price model gives no traffic), as a tracker's export downloaded on the last day (the
 freshest days' conversions still arriving), with the payouts of each campaign's countries
 beside it, and returns the truth it drew them from: one row per item with the true rate of
 its clicks, its payout and revenue per click, so that a rule's decisions can be scored
 (precision, recall) against what was really there. A campaign's sources, subIds and
-countries share one click stream (:mod:`toolkit.sandbox.stats_model`).
+countries share one click stream (:mod:`toolkit.sandbox.stats_model`), and a click costs the
+campaign's bid for its country (per click, or per 1,000 impressions for a ``CPM`` campaign).
 
 Everything follows from ``seed``: the same store and seed give the same file, byte for byte.
 The standard library only (no pandas), as the rest of the sandbox.
@@ -24,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .price import reaches, stored_params
+from .refs import load_refs
 from .stats_model import COUNTRY, DELAY, Campaign, build, delay_shares, draw_day
 from .store import Store
 
@@ -64,7 +68,9 @@ def account_items(
     the lowest user id, when ``user_id`` is None) get traffic from, sorted: per campaign and
     level (source, subId) its whitelist when it has one, else ``fresh`` items on none of its
     lists (drawn from ``seed``); the subIds of its bid rules; its countries. Blacklisted items
-    get no traffic and are left out."""
+    get no traffic and are left out, and so are the countries its targeting excludes
+    (:func:`account_bids`), and every item of a campaign whose countries it all excludes."""
+    bids = account_bids(store, user_id)
     with store.lock:
         db = store.conn
         if user_id is None:
@@ -86,16 +92,62 @@ def account_items(
     items = {(int(c), lv, str(k)) for c, lv, k in rows}
     items -= {(c, lv, k) for c, lv, colour, k in listed if colour == "black"}
     items |= {(c, lv, k) for c, lv, colour, k in listed if colour == "white"}
+    items = {(c, lv, k) for c, lv, k in items if lv != COUNTRY or k in bids[c][1]}
+    dark = {c for c, (_mode, reached, excluded) in bids.items() if excluded and not reached}
     whitelisting = {(c, lv) for c, lv, colour, _ in listed if colour == "white"}
     taken = {(c, lv, k) for c, lv, _, k in listed}
     for cid in sorted(int(i) for i in ids):
+        if cid in dark:
+            continue
         rng = random.Random(f"{seed}:{cid}")
         for level, make in (("source", _source_id), ("subid", _subid)):
             if (cid, level) in whitelisting:
                 continue
             new = {(cid, level, make(rng)) for _ in range(fresh)}
             items |= new - taken
+    items = {item for item in items if item[0] not in dark}
     return [{"campaign_id": c, "level": lv, "key": k} for c, lv, k in sorted(items)]
+
+
+def account_bids(
+    store: Store, user_id: int | None = None
+) -> dict[int, tuple[str, dict[str, float], frozenset[str]]]:
+    """Per campaign of an account (the demo account when ``user_id`` is None): its bid unit
+    (``mode``: ``CPC`` per click, ``CPM`` per 1,000 impressions), country -> bid of the
+    countries its targeting reaches, and the countries it excludes: those the sandbox's price
+    model gives no traffic at either price (:func:`toolkit.sandbox.price.reaches`)."""
+    refs = load_refs()
+    with store.lock:
+        db = store.conn
+        if user_id is None:
+            user_id = db.execute("SELECT min(user_id) FROM accounts").fetchone()[0]
+        camps = db.execute(
+            "SELECT id, ad_format, mode FROM campaigns WHERE user_id = ? ORDER BY id", (user_id,)
+        ).fetchall()
+        targets = db.execute(
+            "SELECT t.campaign_id, t.kind, t.value FROM targets t JOIN campaigns c "
+            "ON c.id = t.campaign_id WHERE c.user_id = ? ORDER BY 1, 2, 3",
+            (user_id,),
+        ).fetchall()
+        countries = db.execute(
+            "SELECT k.campaign_id, k.code, k.bid FROM countries k JOIN campaigns c "
+            "ON c.id = k.campaign_id WHERE c.user_id = ? ORDER BY 1, 2",
+            (user_id,),
+        ).fetchall()
+    rows: dict[int, list[tuple[str, str]]] = {}
+    for cid, kind, value in targets:
+        rows.setdefault(int(cid), []).append((str(kind), str(value)))
+    out = {}
+    for cid, ad_format, mode in camps:
+        params = stored_params(refs, str(ad_format), rows.get(int(cid), []))
+        bids, excluded = {}, set()
+        for code, bid in ((str(k), float(b)) for c, k, b in countries if c == cid):
+            if reaches(refs, str(ad_format), params, code):
+                bids[code] = bid
+            else:
+                excluded.add(code)
+        out[int(cid)] = (str(mode), bids, frozenset(excluded))
+    return out
 
 
 def _source_id(rng: random.Random) -> str:
@@ -144,7 +196,10 @@ def generate_stats(
         else [dict(r) for r in store_or_items]
     )
     rng = random.Random(seed)
-    campaigns = build(items, rng)
+    bids = None
+    if isinstance(store_or_items, Store):
+        bids = {c: (m, b) for c, (m, b, _ex) in account_bids(store_or_items, user_id).items()}
+    campaigns = build(items, rng, bids)
     order = [(int(r["campaign_id"]), str(r["level"]), str(r["key"])) for r in items]
     _write(Path(path), campaigns, order, (rng, random.Random(f"{seed}:lags")), days, end, lags)
     if payouts is not None:
@@ -190,6 +245,7 @@ def _write(
             for cid, level, key, i in rows:
                 one, shown = drawn[cid]
                 clicks = one.clicks[level][i]
+                per = 1000 if campaigns[cid].mode == "CPC" else shown  # 1/10^7 USD a bid unit
                 out.writerow(
                     (
                         day,
@@ -198,7 +254,7 @@ def _write(
                         key,
                         clicks * shown,
                         clicks,
-                        _decimal(clicks * campaigns[cid].cpc, 4),
+                        _cost(one.cost[level][i] * per),
                         one.conversions[level][i],
                         _decimal(one.revenue[level][i], 2),
                     )
@@ -209,6 +265,13 @@ def _decimal(units: int, places: int) -> str:
     """``units`` of 10^-places as a decimal, exactly (the float nearest ``units / 10^places``
     rounds back to ``units``): rows sum to their totals."""
     return f"{units / 10**places:.{places}f}"
+
+
+def _cost(units: int) -> str:
+    """``units`` of 10^-7 USD (a bid per 1,000 impressions has 4 decimals) as a decimal,
+    exactly, with at least 4 places."""
+    text = _decimal(units, 7)
+    return text[: len(text) - min(3, len(text) - len(text.rstrip("0")))]
 
 
 def _write_payouts(path: Path, campaigns: Mapping[int, Campaign]) -> None:
@@ -229,6 +292,7 @@ __all__ = [
     "PAYOUTS",
     "PAYOUT_COLUMNS",
     "TRUTH_COLUMNS",
+    "account_bids",
     "account_items",
     "generate_stats",
 ]
