@@ -4,6 +4,7 @@ conversions known (``delay`` of a rule), from a frame and from an export's path 
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -95,6 +96,28 @@ def test_auto_is_the_profile_estimated_from_the_statistics_up_to_the_day(tmp_pat
     given = decide([{**RULE, "delay": list(profile.shares)}], frame)
     pd.testing.assert_frame_equal(auto, given)
     assert not auto["p_loss"].equals(decide([RULE], frame)["p_loss"])
+
+
+def test_auto_on_a_short_export_reads_its_older_half_as_complete(tmp_path):
+    rng = np.random.default_rng(4)
+    rows = []
+    for age in range(9, -1, -1):  # 10 days, fewer than 14 + 1; the last 3 still arriving
+        share = (0.4, 0.7, 0.9)[age] if age < 3 else 1.0
+        for key in "abcdef":
+            day = LAST - dt.timedelta(days=age)
+            rows.append((day, key, 3000, rng.binomial(3000, 0.02 * share)))
+    f = pd.DataFrame(rows, columns=["date", "key", "clicks", "conversions"])
+    f["date"] = pd.to_datetime(f["date"]).dt.tz_localize("UTC")
+    f["campaign_id"], f["level"], f["impressions"] = 7, "subid", 0
+    f["cost"], f["revenue"] = f["clicks"] * 0.01, f["conversions"] * 1.0
+    frame = stats_frame({c: f[c].tolist() for c in f})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "assuming no delay"
+        auto = decide([{**RULE, "delay": "auto"}], frame)
+    profile = estimate_delay(frame, LAST, max_age=4)  # half of the 9 days before the last
+    assert profile.days >= 1 and profile.known(0) < 0.6
+    given = decide([{**RULE, "delay": list(profile.shares)}], frame)
+    pd.testing.assert_frame_equal(auto, given)
 
 
 def test_a_bad_delay_is_a_problem_of_its_rule_and_field():

@@ -56,7 +56,10 @@ def effective(
 
 
 def estimated(stats: Any, until: dt.date) -> Delay:
-    """``delay: auto``: the profile of the statistics up to ``until`` (cached per day)."""
+    """``delay: auto``: the profile of the statistics up to ``until`` (cached per day). An
+    export of fewer days than the estimate's ``max_age`` (14) + 1 is read over half its span
+    (at least :data:`MIN_AUTO_AGE` days): its older half is taken as complete, a profile that
+    ends early rather than none."""
 
     def estimate() -> Delay:
         if stats.path is not None:
@@ -65,9 +68,25 @@ def estimated(stats: Any, until: dt.date) -> Delay:
             days = stats._reading(aggregate, by=("date",), until=until)
         else:
             days = stats.frame[_dates(stats.frame["date"]) <= pd.Timestamp(until)]
-        return estimate_delay(days, until)
+        return estimate_delay(days, until, max_age=_max_age(days, until))
 
     return _cached(stats, ("delay", until), estimate)
+
+
+#: The fewest days ``delay: auto`` reads a profile over; a shorter export assumes no delay.
+MIN_AUTO_AGE = 3
+#: The ``max_age`` of ``delay: auto`` when the export is long enough.
+AUTO_AGE = 14
+
+
+def _max_age(days: pd.DataFrame, until: dt.date) -> int:
+    """14 days, or half the span of a shorter export (at least :data:`MIN_AUTO_AGE`)."""
+    column = "date" if "date" in days else "day"
+    if days.empty or column not in days:
+        return AUTO_AGE
+    first = pd.Timestamp(_dates(days[column]).min()).date()
+    span = (until - first).days
+    return AUTO_AGE if span > AUTO_AGE else max(MIN_AUTO_AGE, span // 2)
 
 
 def _cached(stats: Any, key: tuple[Any, ...], make: Any) -> Any:
