@@ -45,6 +45,7 @@ impressions a day and the recommended price 0.06 buying 30,000:
 (0.014545, 0.072727)
 >>> round(float(credible_low(2.0, 198.0, 30, 2000)) * 5, 4)
 0.0531
+>>> from toolkit.reports.zones import traffic_at
 >>> clicks = traffic_at(0.05, 0.04, 0.06, 10_000, 30_000) * (2000 / 100_000)
 >>> round(clicks, 6), round(clicks * (cr * 5 - 0.05), 2)   # at a bid of 0.05: 400 a day
 (400.0, 9.09)
@@ -70,7 +71,7 @@ from ..rules.evidence import STATS_COLUMNS, item_totals, leave_one_out_priors
 from ..rules.payouts import payout_for, read_payouts
 from ..stats.schema import COUNTRY
 from .units import CPC, PER_MILLE
-from .zones import BELOW, BETWEEN, traffic_at
+from .zones import BELOW, BETWEEN, traffic_of
 
 #: How sure "unprofitable", "profitable" and "room to grow" are.
 CONFIDENCE = 0.9
@@ -184,33 +185,12 @@ def unit_value_of(frame: pd.DataFrame) -> np.ndarray:
     return unit_value(frame["payout"], per_click, frame["clicks"], frame["impressions_stats"])
 
 
-def traffic(frame: pd.DataFrame, bid: Any) -> np.ndarray:
-    """Impressions a day at ``bid`` (one per row) on each row's traffic curve; NaN for a
-    row that is not comparable or lacks a price."""
-    bids = np.broadcast_to(np.asarray(bid, float), len(frame))
-    return np.array(
-        [
-            traffic_at(x, m, r, lo, hi) if ok else math.nan
-            for x, m, r, lo, hi, ok in zip(
-                bids,
-                frame["minimum"],
-                frame["recommended"],
-                frame["minimum_traffic"].astype("float64"),
-                frame["recommended_traffic"].astype("float64"),
-                frame["comparable"].astype(bool),
-                strict=True,
-            )
-        ],
-        dtype=float,
-    )
-
-
 def expected_profit(frame: pd.DataFrame, bid: Any) -> np.ndarray:
     """USD a day at ``bid`` (one per row of a report frame with the join's columns):
     ``traffic_at(bid) * k * (max_profitable_bid - bid)``. NaN where a number is missing."""
     bids = np.broadcast_to(np.asarray(bid, float), len(frame))
     value = frame["max_profitable_bid"].to_numpy(float)
-    return traffic(frame, bids) * units_per_impression(frame) * (value - bids)
+    return traffic_of(frame, bids) * units_per_impression(frame) * (value - bids)
 
 
 # --------------------------------------------------------------------------- reading
@@ -391,7 +371,6 @@ __all__ = [
     "profit_columns",
     "read_payouts",
     "read_statistics",
-    "traffic",
     "unit_value",
     "unit_value_of",
     "units_per_impression",

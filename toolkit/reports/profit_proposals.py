@@ -37,16 +37,16 @@ from .frame import geo
 from .profit import (
     CONFIDENCE,
     NO_STATS,
+    expected_profit,
     prob_value_below,
     profit_columns,
     read_payouts,
     read_statistics,
-    traffic,
     unit_value_of,
     units_per_impression,
 )
 from .units import CPC
-from .zones import DEFAULT_OVERPAY, NO_TRAFFIC, traffic_at
+from .zones import DEFAULT_OVERPAY, NO_TRAFFIC, traffic_at, traffic_of
 
 PROFIT = "profit"
 #: Bids tried between the minimum and the cap.
@@ -179,14 +179,9 @@ def proposed_profit(frame: pd.DataFrame, moves: pd.DataFrame) -> np.ndarray:
     out = frame["profit_day_now"].to_numpy(float).copy()
     where = frame.index.get_indexer(moves.index)
     bids = np.where(moves["action"] == SET, moves["new_bid"], 0.0)
-    gains = _profit_at(frame.loc[moves.index], bids)
+    gains = expected_profit(frame.loc[moves.index], bids)
     out[where] = np.where(moves["action"] == SET, gains, 0.0)
     return out
-
-
-def _profit_at(rows: pd.DataFrame, bids: np.ndarray) -> np.ndarray:
-    value = rows["max_profitable_bid"].to_numpy(float)
-    return traffic(rows, bids) * units_per_impression(rows) * (value - bids)
 
 
 def proposals(frame: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
@@ -198,7 +193,7 @@ def proposals(frame: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
     new = moves["new_bid"].to_numpy(float)
     k = units_per_impression(rows)
     per_click = (rows["mode"].astype(str) == CPC).to_numpy()
-    traffic_new = np.where(set_, traffic(rows, np.where(set_, new, 0.0)), 0.0)
+    traffic_new = np.where(set_, traffic_of(rows, np.where(set_, new, 0.0)), 0.0)
     per_unit = np.where(per_click, k, 1 / 1000)  # units bought per impression
     unit_cost = np.where(set_, new, 0.0) * per_unit
     now_cost = rows["bid"].to_numpy(float) * per_unit

@@ -41,7 +41,7 @@ from ..frames.schemas import FLOAT, INT, STRING
 from .frame import geo
 from .live import is_live
 from .units import spend_per_day
-from .zones import ABOVE, AT, BELOW, BETWEEN, OVERPAYING, traffic_at
+from .zones import ABOVE, AT, BELOW, BETWEEN, OVERPAYING, traffic_of
 
 #: Where a proposal moves bids: the zones it takes, and the price it moves them to.
 TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -85,17 +85,7 @@ def proposals(
     """One row per moved bid: campaign, country, old and new bid, traffic and spend a day
     now and at the new bid, the campaign's spend against its daily limit, the balance."""
     rows = chosen(frame, to)
-    rows["traffic_new"] = [
-        traffic_at(b, m, r, lo, hi)
-        for b, m, r, lo, hi in zip(
-            rows["new_bid"],
-            rows["minimum"],
-            rows["recommended"],
-            rows["minimum_traffic"].astype("float64"),
-            rows["recommended_traffic"].astype("float64"),
-            strict=True,
-        )
-    ]
+    rows["traffic_new"] = traffic_of(rows, rows["new_bid"].to_numpy(float))
     rows["spend_new"] = [
         _spend(t, b, m, c)
         for t, b, m, c in zip(

@@ -178,6 +178,25 @@ def zones(
     return result
 
 
+def traffic_of(frame: pd.DataFrame, bid: object) -> np.ndarray:
+    """Impressions a day at ``bid`` (a number, or one per row) on each row's curve
+    (:func:`traffic_at`) of a report frame; NaN for a row that is not comparable."""
+    bids = np.broadcast_to(np.asarray(bid, float), len(frame))
+    rows = zip(
+        bids,
+        frame["minimum"],
+        frame["recommended"],
+        frame["minimum_traffic"].astype("float64"),
+        frame["recommended_traffic"].astype("float64"),
+        frame["comparable"].astype(bool),
+        strict=True,
+    )
+    return np.array(
+        [traffic_at(x, m, r, lo, hi) if ok else math.nan for x, m, r, lo, hi, ok in rows],
+        dtype=float,
+    )
+
+
 def _missing(value: object) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
@@ -193,6 +212,7 @@ __all__ = [
     "no_traffic",
     "position",
     "traffic_at",
+    "traffic_of",
     "zone",
     "zones",
 ]
