@@ -61,6 +61,13 @@ END = dt.date(2026, 1, 31)
 FRESH = 40
 
 
+def _user(db: Any, user_id: int | None) -> int:
+    """``user_id``, or the demo account's (the lowest user id) when it is None."""
+    if user_id is None:
+        return db.execute("SELECT min(user_id) FROM accounts").fetchone()[0]
+    return user_id
+
+
 def account_items(
     store: Store, user_id: int | None = None, *, fresh: int = FRESH, seed: int = 0
 ) -> list[dict[str, Any]]:
@@ -73,8 +80,7 @@ def account_items(
     bids = account_bids(store, user_id)
     with store.lock:
         db = store.conn
-        if user_id is None:
-            user_id = db.execute("SELECT min(user_id) FROM accounts").fetchone()[0]
+        user_id = _user(db, user_id)
         lists = db.execute(
             "SELECT l.campaign_id, l.list, l.item FROM lists l "
             "JOIN campaigns c ON c.id = l.campaign_id WHERE c.user_id = ?",
@@ -119,8 +125,7 @@ def account_bids(
     refs = load_refs()
     with store.lock:
         db = store.conn
-        if user_id is None:
-            user_id = db.execute("SELECT min(user_id) FROM accounts").fetchone()[0]
+        user_id = _user(db, user_id)
         camps = db.execute(
             "SELECT id, ad_format, mode FROM campaigns WHERE user_id = ? ORDER BY id", (user_id,)
         ).fetchall()
