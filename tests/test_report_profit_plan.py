@@ -116,6 +116,10 @@ def test_profit_proposal_applied_rereported_and_undone(client):
     shown = dict(zip(keys, again["bid"], strict=True))
     assert shown == {k: v for k, v in bids.items()}
     assert (cid, loser) not in shown
+    # the same job run again on the same statistics moves nothing more
+    rerun = toolkit.bid_report(client, ids, progress=False, history=None, include="all",
+                               stats=stats).proposals("profit")  # fmt: skip
+    assert rerun.empty, rerun[["campaign_id", "country", "action", "old_bid", "new_bid"]]
 
     toolkit.undo(client, result.run_id, progress=False)
     assert live_state(client, ids) == before
