@@ -167,3 +167,95 @@ def test_a_row_that_cannot_pay_at_the_minimum_is_never_bid_below_it():
     assert moves.loc[1, "action"] == "set bid" and moves.loc[1, "new_bid"] == 1.0
     frame["work_status"] = "Paused"  # a campaign paused already is left alone
     assert 2 not in profit_proposals.decide(frame, countries, 1.5).index
+
+
+#: The writes of a profit plan: bids (a drop and an add), a country dropped, a pause.
+WRITES = ("/api/campaign/add-", "/api/campaign/drop-", "/api/campaign/pause")
+FAULTS = {
+    # every call carried out, its answer lost: a gateway's 502, a cut body, a 524 page
+    "odd-after": [
+        {"status": 502, "after": True, "count": 1, "path": WRITES[2]},
+        {"body": "cut", "after": True, "count": 1, "path": WRITES[1]},
+        {"status": 524, "after": True, "count": 1, "path": WRITES[0]},
+    ],
+    # refused before it is carried out, and no retry left: failed, and said so
+    "500-before": [{"status": 500, "count": 5, "path": p} for p in WRITES[1:]],
+}
+
+
+def _outcome_is_true(row, bids: dict, work: dict, undone: set) -> bool:
+    """One journaled outcome against the live state read on its own."""
+    if row.target == "campaign":
+        want = "Paused" if row.action == "pause" else None
+        old = str(row.previous).strip('"')
+        return {
+            "applied": work[row.campaign_id] == want,
+            "already": work[row.campaign_id] == want,
+            "failed": work[row.campaign_id] == old,
+        }.get(row.outcome, False)
+    have = bids.get((int(row.campaign_id), str(row.item)))
+    mine = None if pd.isna(row.bid) else round(float(row.bid), 4)
+    old = None if pd.isna(row.previous) else round(float(row.previous), 4)
+    if row.action == "drop" and (row.campaign_id, row.item) in undone:
+        return row.outcome in ("applied", "already")
+    return {
+        ("add", "applied"): have == mine,
+        ("add", "already"): have == mine,
+        ("add", "failed"): have != mine,
+        ("add", "restored"): have == mine,
+        ("add", "lost"): have is None,
+        ("drop", "applied"): have != old or old is None,
+        ("drop", "already"): have != old or old is None,
+        ("drop", "failed"): have == old,
+    }.get((row.action, row.outcome), False)
+
+
+@pytest.mark.parametrize("case", sorted(FAULTS))
+def test_profit_plan_under_faults_reports_truly_repairs_and_undoes(sb, tmp_path, case):
+    client = toolkit.connect(api_key=sb.api_keys[0], base_url=sb.url, retries=0, backoff=0.01)
+    plain = toolkit.bid_report(client, progress=False, history=None, include="all")
+    stats, cid, loser, paused = made_stats(plain.frame)
+    report = toolkit.bid_report(client, progress=False, history=None, include="all", stats=stats)
+    plan = report.propose("profit")
+    ids = sorted({int(c) for c in report.proposals("profit")["campaign_id"]})
+    before = live_state(client, ids)
+    journal = str(tmp_path / "journal.db")
+    sb.faults.configure({"seed": 3, "rules": FAULTS[case]})
+    try:
+        result = plan.apply(client, progress=False, journal=journal)
+        left = [r["count"] for r in sb.faults.describe()["rules"]]
+    finally:
+        sb.faults.clear()
+    # each fault was met: every write of odd-after answered oddly, 500-before's refusals used
+    assert (
+        left == [0, 0, 0]
+        if case == "odd-after"
+        else sum(left) < sum(r["count"] for r in FAULTS[case])
+    )
+    bids, work = live_state(client, ids)  # read back on its own, the faults gone
+    outcomes = toolkit.bulk.Journal(journal).outcomes(result.run_id)
+    undone = {
+        (r.campaign_id, r.item) for r in outcomes.itertuples() if r.outcome in ("restored", "lost")
+    }
+    wrong = [
+        f"{r.action} {r.target} {r.campaign_id} {r.item}: {r.outcome}"
+        for r in outcomes.itertuples()
+        if not _outcome_is_true(r, bids, work, undone)
+    ]
+    assert len(outcomes) >= 6 and wrong == [], wrong
+    said = set(outcomes["outcome"])
+    if case == "500-before":
+        assert "failed" in said and not result.ok
+    else:
+        assert said <= {"applied", "already"} and result.ok
+    # repaired, the account is as proposed; undone, as before
+    repaired = toolkit.repair(client, result.run_id, journal=journal, progress=False)
+    bids, work = live_state(client, ids)
+    assert (cid, loser) not in bids and work[paused] == "Paused"
+    sets = report.proposals("profit")
+    for r in sets[sets["action"] == "set bid"].itertuples(index=False):
+        assert bids[(int(r.campaign_id), str(r.country))] == pytest.approx(r.new_bid)
+    if repaired.run_id is not None:
+        toolkit.undo(client, repaired.run_id, journal=journal, progress=False)
+    toolkit.undo(client, result.run_id, journal=journal, progress=False)
+    assert live_state(client, ids) == before

@@ -100,7 +100,7 @@ def test_confirm_asks_the_probability_to_hold_on_the_day_before_too():
     assert twice[["key", "status"]].values.tolist() == [["d", "not confirmed"]]
     why = twice["why"].iloc[0]
     # the day before: 10 clicks, p_loss 0.53; its clicks clause is not asked again
-    assert "p_loss 0.9929" in why and "the day before: p_loss 0.5263" in why
+    assert "p_loss 0.9999" in why and "the day before: p_loss 0.5371" in why
     assert "confirm: 1" in why
     # one day of statistics confirms nothing, and says so
     first = decide([{**rule, "when": "p_loss >= 0.3", "confirm": 2}], stats, as_of="2026-01-30")

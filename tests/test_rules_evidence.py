@@ -118,9 +118,15 @@ def test_prior_fallbacks_are_weak_and_never_degenerate():
     assert not tiny.fitted and tiny.a + tiny.b == pytest.approx(3.0)
     same = fit_beta_prior([10, 10, 10, 10], [1000, 1000, 1000, 1000])  # no spread
     # the spread no larger than the noise: one standard error of its estimate,
-    # m (1 - m) sqrt(2 (K - 1)) / (N - sum n^2 / N), so a + b = 3000 / sqrt(6) - 1
+    # m (1 - m) sqrt(2 (K - 1)) / (N - sum n^2 / N), so a + b = 3000 / sqrt(6) - 1 = 1,224;
+    # but a prior weighs at most one of its items, on average: 1,000 clicks
     assert same.fitted and same.mean == pytest.approx(0.01)
-    assert same.a + same.b == pytest.approx(3000 / math.sqrt(6) - 1)
+    assert 3000 / math.sqrt(6) - 1 > 1000
+    assert same.a + same.b == pytest.approx(1000)
+    wide = fit_beta_prior([1, 30, 4, 12], [1000, 1000, 1000, 1000])  # items that differ
+    m = 47 / 4000
+    assert wide.fitted and wide.mean == pytest.approx(m) and wide.a >= 1
+    assert wide.a + wide.b < 100  # far less than one item: the items say little of another
     none = fit_beta_prior([0, 0, 0], [0, 0, 0])  # no clicks at all
     assert (none.a, none.b, none.fitted) == (1.0, 1.0, False)
     zeros = fit_beta_prior([0, 0, 0, 0], [100, 200, 300, 400])  # no conversions
@@ -133,7 +139,9 @@ def test_a_weak_fallback_claims_no_spike_at_zero_either():
     # a campaign's first day: 1 conversion in 5,000 clicks of two subIds
     prior = fit_beta_prior([1, 0], [3000, 2000])
     assert not prior.fitted and prior.a == pytest.approx(1.0)
-    assert prior.mean == pytest.approx(1.5 / 5001)
+    # the smoothed pooled rate 1.5 / 5,001 worth 1 / that = 3,334 clicks is more than one
+    # subId's 2,500 on average: the prior weighs 2,500 clicks, its a kept at 1 by its mean
+    assert prior.a + prior.b == pytest.approx(2500) and prior.mean == pytest.approx(1 / 2500)
     # a subId without a conversion in 200 clicks, break-even at half the campaign's rate:
     # under Beta(1, b + 200), P(rate < t) = 1 - (1 - t) ** (b + 200), about 0.41
     t = prior.mean / 2
@@ -200,13 +208,38 @@ def test_evidence_frame_one_row_per_item_and_probabilities_in_range():
     np.testing.assert_allclose(ev["break_even"], 0.01)  # cpc 0.02 / payout 2.0
 
 
-def test_evidence_prior_leaves_the_item_out():
+def test_evidence_prior_leaves_the_item_out_of_its_mean_and_in_its_spread():
     stats = _synthetic_stats(campaigns=1, items=30)
     ev = evidence_frame(stats)
-    row = ev.iloc[0]
     others = ev.iloc[1:]
-    prior = fit_beta_prior(others["conversions"], others["clicks"])
-    assert (row["prior_a"], row["prior_b"]) == pytest.approx((prior.a, prior.b))
+    row = ev.iloc[0]
+    # the mean is the others' pooled rate
+    pooled = others["conversions"].sum() / others["clicks"].sum()
+    assert row["prior_a"] / (row["prior_a"] + row["prior_b"]) == pytest.approx(pooled)
+    # the spread is read with the item among them: an item that converts ten times as well
+    # as the others makes its own prior wider (it weighs less), and is judged by its clicks
+    loud = ev.copy()
+    loud.loc[0, "conversions"] = min(loud.loc[0, "clicks"], 10 * loud.loc[0, "conversions"] + 20)
+    heard = evidence_frame(loud, summed=True).iloc[0]
+    alone = fit_beta_prior(others["conversions"], others["clicks"])
+    assert heard["prior_a"] / (heard["prior_a"] + heard["prior_b"]) == pytest.approx(pooled)
+    assert heard["prior_a"] + heard["prior_b"] < 0.75 * (alone.a + alone.b)
+
+
+def test_a_subid_converting_among_silent_ones_is_not_judged_by_their_silence():
+    # 9 subIds x 2,100 clicks without a conversion, one with 30: at a payout of 10 and a cpc
+    # of 0.03 it earns 0.143 per click for 0.03 (ROI +376 %). Its prior comes from the
+    # silent ones; weighed as all their 18,900 clicks, it read the winner as a sure loss.
+    keys = [f"s{i}" for i in range(10)]
+    stats = pd.DataFrame({"campaign_id": 1, "level": "subid", "key": keys, "impressions": 0,
+                          "clicks": 2100.0, "cost": 63.0, "conversions": [30.0] + [0.0] * 9,
+                          "revenue": [300.0] + [0.0] * 9})  # fmt: skip
+    ev = evidence_frame(stats, payout=10.0, summed=True).set_index("key")
+    assert ev.loc["s0", "prior_a"] + ev.loc["s0", "prior_b"] <= 2100  # one subId's worth
+    assert ev.loc["s0", "posterior_mean"] > ev.loc["s0", "break_even"]  # 0.003
+    assert ev.loc["s0", "p_below_break_even"] < 0.01
+    # the silent ones are still sure losses
+    assert (ev.drop(index="s0")["p_below_break_even"] > 0.99).all()
 
 
 def test_evidence_probability_falls_as_conversions_rise():

@@ -14,6 +14,7 @@ from toolkit.errors import RulesError
 from toolkit.rules.decide import decide
 from toolkit.rules.delay import Delay, estimate_delay
 from toolkit.rules.evidence import evidence_frame
+from toolkit.rules.fresh import UNREAD
 from toolkit.rules.model import load_rules
 from toolkit.stats import stats_frame
 
@@ -118,6 +119,38 @@ def test_auto_on_a_short_export_reads_its_older_half_as_complete(tmp_path):
     assert profile.days >= 1 and profile.known(0) < 0.6
     given = decide([{**RULE, "delay": list(profile.shares)}], frame)
     pd.testing.assert_frame_equal(auto, given)
+
+
+def test_auto_where_no_profile_can_be_read_waits_on_the_last_days():
+    # 3 days: no day older than the shortest profile, so none can be read. The conversions
+    # of the last two days have not come yet; read as complete, they would look like losses.
+    frame = stats()
+    with pytest.warns(UserWarning, match=r"assuming delay \{0: 0.00, 1: 0.00, 2: 0.00, 3: 1.00"):
+        auto = decide([{**RULE, "delay": "auto"}], frame).set_index("key")
+    plain = decide([RULE], frame).set_index("key")
+    unread = decide([{**RULE, "delay": list(UNREAD.shares)}], frame).set_index("key")
+    pd.testing.assert_frame_equal(auto, unread)
+    # the last 3 days' clicks count for nothing: every item's rate is its conversions over
+    # no clicks of its own, drawn to the campaign's; no item is a surer loss than before
+    assert (auto["p_loss"] <= plain["p_loss"] + 1e-12).all()
+    assert (auto["p_loss"] < plain["p_loss"] - 0.05).any()
+    sure = "p_loss >= 0.95"
+    assert decide([{**RULE, "when": sure}], frame)["status"].eq("decided").any()
+    with pytest.warns(UserWarning, match="assuming delay"):
+        waited = decide([{**RULE, "when": sure, "delay": "auto"}], frame)
+    assert not waited["status"].eq("decided").any()
+
+
+def test_a_replay_says_a_warning_of_its_look_days_once():
+    import toolkit
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        toolkit.backtest([{**RULE, "delay": "auto"}], stats())
+    said = [str(w.message) for w in caught if "estimate_delay" in str(w.message)]
+    assert len(said) == 1, said
+    assert said[0].startswith("on 3 of 3 look days (2026-01-29 to 2026-01-31): estimate_delay:")
+    assert "no day is older than max_age=3 days on DAY" in said[0]
 
 
 def test_a_bad_delay_is_a_problem_of_its_rule_and_field():

@@ -373,18 +373,23 @@ def test_a_clause_on_a_nan_metric_never_holds():
     assert decided(why) == [(7, "00")]
 
 
-def _hand_prior(others):
-    """The method-of-moments prior of evidence.py, from ``(clicks, conversions)`` pairs."""
+def _hand_prior(others, everyone):
+    """The method-of-moments prior of evidence.py from ``(clicks, conversions)`` pairs: the
+    mean from the ``others``, the spread from ``everyone`` (the item judged among them)."""
     n = np.array([o[0] for o in others], dtype=float)
     c = np.array([o[1] for o in others], dtype=float)
-    big_n, k = n.sum(), len(n)
-    m = c.sum() / big_n
-    denom = big_n - (n**2).sum() / big_n
-    v = ((n * (c / n - m) ** 2).sum() - m * (1 - m) * (k - 1)) / denom
-    v = max(v, 0.0) + m * (1 - m) * np.sqrt(2 * (k - 1)) / denom  # one standard error wider
-    strength = min(m * (1 - m) / v - 1, big_n)
-    strength = min(max(strength, 1.0 / m), big_n)  # a >= 1: the prior's own uncertainty
-    return m * strength, (1 - m) * strength
+    m = c.sum() / n.sum()
+    sn = np.array([o[0] for o in everyone], dtype=float)
+    sc = np.array([o[1] for o in everyone], dtype=float)
+    big_n, k = sn.sum(), len(sn)
+    sm = sc.sum() / big_n
+    denom = big_n - (sn**2).sum() / big_n
+    v = ((sn * (sc / sn - sm) ** 2).sum() - sm * (1 - sm) * (k - 1)) / denom
+    v = max(v, 0.0) + sm * (1 - sm) * np.sqrt(2 * (k - 1)) / denom  # one standard error wider
+    typical = n.sum() / len(n)  # one of the others' clicks, on average
+    strength = min(max(m * (1 - m) / v - 1, 1.0 / m), typical)  # a >= 1, one item's worth
+    a = max(m * strength, 1.0)
+    return a, strength - a
 
 
 def test_p_loss_is_the_posterior_below_break_even_computed_by_hand():
@@ -399,7 +404,8 @@ def test_p_loss_is_the_posterior_below_break_even_computed_by_hand():
     d = decide([rule(when="p_loss >= 0", confirm=1)], stats).set_index("key")
     payout = 3.0  # the campaign's revenue per conversion
     for key, (n, cost, conv, _rev) in items.items():
-        a, b = _hand_prior([(v[0], v[2]) for k, v in items.items() if k != key])
+        everyone = [(v[0], v[2]) for v in items.values()]
+        a, b = _hand_prior([(v[0], v[2]) for k, v in items.items() if k != key], everyone)
         t = cost / n / payout
         expected = beta_dist.cdf(t, a + conv, b + n - conv)
         assert d.loc[key, "break_even"] == pytest.approx(t)
@@ -408,7 +414,8 @@ def test_p_loss_is_the_posterior_below_break_even_computed_by_hand():
     assert 0.2 < d.loc["x", "p_loss"] < 1.0 and d.loc["a", "p_loss"] < 0.01
     # a payout given in the rule moves break-even, and the posterior with it
     d = decide([rule(when="p_loss >= 0", payout=1.5, confirm=1)], stats).set_index("key")
-    a, b = _hand_prior([(v[0], v[2]) for k, v in items.items() if k != "x"])
+    everyone = [(v[0], v[2]) for v in items.values()]
+    a, b = _hand_prior([(v[0], v[2]) for k, v in items.items() if k != "x"], everyone)
     assert d.loc["x", "p_loss"] == pytest.approx(beta_dist.cdf(0.02 / 1.5, a + 2, b + 798))
 
 

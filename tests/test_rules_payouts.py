@@ -59,6 +59,27 @@ def test_silent_subids_are_decided_with_a_payout_and_said_so_without_one():
     pd.testing.assert_frame_equal(with_table, with_rule)
 
 
+def test_the_expected_roi_is_the_posterior_rate_at_the_payout_over_the_cpc():
+    stats = silent(7)
+    # with one subId converting, the others' posterior rate is drawn up from zero
+    stats.loc[0, ["conversions", "revenue"]] = [30, 300.0]
+    rule = {**RULE, "when": "roi_expected < -50", "payout": 10}
+    got = decide([rule], stats).set_index("key")
+    assert set(got["status"]) == {"decided"} and KEYS[0] not in got.index
+    for key, row in got.iterrows():
+        # by hand: payout 10 x the posterior rate / cpc 0.03, less 100 %
+        expected = (10 * row["posterior_cr"] / 0.03 - 1) * 100
+        assert -100 < expected < -50
+        shown = float(row["why"].split("roi_expected ")[1].split(",")[0])
+        assert shown == pytest.approx(expected, rel=1e-3), key
+    # the raw ROI of a silent subId is -100 %; the expected one is not
+    assert (got["posterior_cr"] > 0).all()
+    # without a payout it is not known either
+    silent_only = silent(7)
+    said = decide([{**rule, "payout": None}], silent_only)
+    assert set(said["status"]) == {NO_PAYOUT}
+
+
 def test_an_item_that_misses_the_other_clauses_is_not_listed_without_a_payout():
     stats = silent(7)
     few = decide([{**RULE, "when": "p_loss >= 0.95 and clicks >= 5000"}], stats)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -377,13 +379,39 @@ def _replayed(
         from tqdm.auto import tqdm
 
         steps = tqdm(days, desc=f"backtest {name}", unit="day")
-    for day in steps:
-        replay.day(day)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for day in steps:
+            replay.day(day)
+    _said_once(caught, len(days))
     rows = list(replay.first.values())
     decisions = (
         pd.DataFrame(rows) if rows else pd.DataFrame(columns=["rule", *_ITEM, "day", "action"])
     )
     return _after(daily, decisions, rules)
+
+
+_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+
+
+def _said_once(caught: list[warnings.WarningMessage], looks: int) -> None:
+    """The warnings of a replay's look days, each said once: ``on 14 of 28 look days
+    (2026-01-02 to 2026-01-15): <the warning, its day as DAY>``; one of a single day as it
+    was."""
+    said: dict[tuple[type, str], list[str]] = {}
+    for w in caught:
+        text = str(w.message)
+        said.setdefault((w.category, _DAY.sub("DAY", text)), []).append(
+            (_DAY.findall(text) or [""])[0]
+        )
+    for (category, text), days in said.items():
+        dated = sorted(d for d in days if d)
+        if len(days) == 1 or not dated:
+            message = text.replace("DAY", dated[0]) if dated else text
+        else:
+            span = dated[0] if dated[0] == dated[-1] else f"{dated[0]} to {dated[-1]}"
+            message = f"on {len(set(dated))} of {looks} look days ({span}): {text}"
+        warnings.warn(message, category, stacklevel=4)
 
 
 def match_cost_saved(

@@ -31,9 +31,9 @@ is a choice, not the default.
 >>> made[["key", "status"]].to_dict("records")
 [{'key': 'd', 'status': 'not confirmed'}]
 >>> made["why"].iloc[0]     # doctest: +ELLIPSIS
-'p_loss 0.9929, clicks 610, cost 24.40, conversions 0; the day before: p_loss 0.5263: a rule...'
+'p_loss 0.9999, clicks 610, cost 24.40, conversions 0; the day before: p_loss 0.5371: a rule...'
 >>> decide([{**rule, "confirm": 1}], stats)[["key", "why"]].to_dict("records")  # the default
-[{'key': 'd', 'why': 'p_loss 0.9929, clicks 610, cost 24.40, conversions 0'}]
+[{'key': 'd', 'why': 'p_loss 0.9999, clicks 610, cost 24.40, conversions 0'}]
 """
 
 from __future__ import annotations

@@ -258,6 +258,9 @@ def measures(ev: pd.DataFrame) -> pd.DataFrame:
         imp = ev["impressions"] if "impressions" in ev else pd.Series(0.0, index=ev.index)
         ev["ctr"] = np.where(imp > 0, n / imp * 100.0, np.nan)
     ev["posterior_cr"] = ev["posterior_mean"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = ev["payout"] * ev["posterior_mean"]
+        ev["roi_expected"] = np.where(ev["cpc"] > 0, (value / ev["cpc"] - 1.0) * 100.0, np.nan)
     ev["p_loss"] = ev["p_below_break_even"]
     ev["p_win"] = 1.0 - ev["p_loss"]
     ev["p_zero"] = ev["zero_p"]

@@ -217,7 +217,9 @@ def _ages(daily: pd.DataFrame, as_of: dt.date) -> np.ndarray:
     return (pd.Timestamp(as_of) - days.dt.floor("D")).dt.days.to_numpy()
 
 
-def estimate_delay(daily: pd.DataFrame, as_of: dt.date, max_age: int = 14) -> Delay:
+def estimate_delay(
+    daily: pd.DataFrame, as_of: dt.date, max_age: int = 14, fallback: Delay | None = None
+) -> Delay:
     """The delay profile of ONE export as it was downloaded on ``as_of`` (its freshest days
     still missing conversions): each age's pooled conversions per click over the rate of
     the mature days (older than ``max_age``), made non-decreasing (weighted by clicks),
@@ -225,7 +227,7 @@ def estimate_delay(daily: pd.DataFrame, as_of: dt.date, max_age: int = 14) -> De
     :func:`~toolkit.rules.backtest.daily_stats` (``day``), with ``clicks`` and
     ``conversions``. Too little to go on (no mature day, fewer than
     :data:`MIN_MATURE_CONVERSIONS` conversions on them, no clicks at some young age): a
-    warning saying why, and :data:`NO_DELAY`.
+    warning saying why, and ``fallback`` (:data:`NO_DELAY` when not given).
 
     The pooled rate assumes the mix of traffic is alike on young and mature days; a
     campaign that started in the last ``max_age`` days or a rate that drifts shows as
@@ -259,8 +261,9 @@ def estimate_delay(daily: pd.DataFrame, as_of: dt.date, max_age: int = 14) -> De
     if why is None and (n <= 0).any():
         why = f"no clicks at age {int(np.argmax(n <= 0))} days"
     if why is not None:
-        warnings.warn(f"estimate_delay: {why}; assuming no delay", UserWarning, stacklevel=2)
-        return NO_DELAY
+        fallback = NO_DELAY if fallback is None else fallback
+        warnings.warn(f"estimate_delay: {why}; assuming {fallback}", UserWarning, stacklevel=2)
+        return fallback
     rate = conv[mature].sum() / clicks[mature].sum()
     shares = _monotone(c / n / rate, n)
     shares = np.minimum(shares, 1.0)

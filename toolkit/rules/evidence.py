@@ -17,8 +17,16 @@ The formulas:
   With ``N = sum n_i``, ``C = sum c_i``, ``m = C / N`` and ``K`` items with clicks, the
   between-item variance is the observed weighted spread less the binomial noise,
   ``v = (sum n_i (c_i/n_i - m)^2 - m (1 - m) (K - 1)) / (N - sum n_i^2 / N)``, and
-  ``a + b = m (1 - m) / v - 1`` (capped at ``N``: a prior never weighs more than the clicks
-  it was fitted from), ``a = m (a + b)``, ``b = (1 - m) (a + b)``.
+  ``a + b = m (1 - m) / v - 1``, ``a = m (a + b)``, ``b = (1 - m) (a + b)``.
+- whose numbers: an item's prior has the mean of the OTHER items of its campaign (its own
+  clicks are not counted twice), but its spread is read with the item among them. Read
+  from the others alone, a subId converting while its siblings do not (30 conversions in
+  2,100 clicks among nine silent ones: ROI +376 %) had a prior as sure of "no conversions"
+  as all their 18,900 clicks, and was judged a sure loss; with it, the items differ and the
+  prior weighs little.
+- one item's worth: ``a + b`` is at most the clicks of one of the other items, on average
+  (``N / K``): what the campaign says of an item never outweighs what an item like it would
+  say of itself.
 - the prior's own uncertainty: the spread is the noisiest part of a moment fit. Too narrow
   (items that differ look alike by chance, or look like no more than the binomial noise)
   makes the prior outweigh an item's own clicks, and a subId converting twice as well as
@@ -29,18 +37,22 @@ The formulas:
   not "none". Too wide (a few items with a few clicks each can make it look huge), so that
   ``a < 1`` claims a spike of items converting at about 0, which a moment fit cannot tell:
   an item without conversions would then look dead after a few hundred clicks. A fitted
-  prior's ``a`` is therefore at least :data:`PRIOR_MIN_A` (its mean kept, ``a + b`` raised
-  to ``PRIOR_MIN_A / m``, still at most ``N``). Checked by replaying daily looks on the
-  demo statistics (docs/rules.md, "Daily looks").
+  prior's ``a`` is therefore at least :data:`PRIOR_MIN_A`: ``a + b`` raised to
+  ``PRIOR_MIN_A / m`` (its mean kept) up to one item's worth, and past that the mean raised
+  (``a = PRIOR_MIN_A``, ``b = a + b - a``): a campaign averaging less than a conversion per
+  item is taken as converting a little better than it shows, the cautious side for a rule
+  that stops items. Checked by replaying daily looks on the demo statistics
+  (docs/rules.md, "Daily looks").
 - fallback (fewer than ``MIN_PRIOR_ITEMS`` items with clicks, no conversion or nothing but
   conversions, no spread beyond the binomial noise): a weak prior centred on the smoothed
-  pooled rate ``m' = (C + 0.5) / (N + 1)``, worth ``PRIOR_MIN_A / m'`` clicks (its ``a`` is
-  :data:`PRIOR_MIN_A`, as a fitted prior's at least), at most ``N`` and at least
-  ``WEAK_PRIOR_STRENGTH``; with no clicks at all that is Beta(1, 1). ``a`` and ``b`` are
-  always positive. A fallback worth a fixed 2 clicks around a tiny pooled rate (a campaign's
-  first day: 1 conversion in 5,000 clicks) had ``a = 0.01``, which made every subId without
-  a conversion look lost after 200 clicks: on the demo statistics most of the winners a
-  daily ``p_loss >= 0.99`` stopped were stopped so, on their first days.
+  pooled rate ``m' = (C + 0.5) / (N + 1)``, worth ``PRIOR_MIN_A / m'`` clicks, at most one
+  item's worth and at least ``WEAK_PRIOR_STRENGTH``, its ``a`` at least
+  :data:`PRIOR_MIN_A` as a fitted prior's; with no clicks at all that is Beta(1, 1).
+  ``a`` and ``b`` are always positive. A fallback worth a fixed 2 clicks around a tiny
+  pooled rate (a campaign's first day: 1 conversion in 5,000 clicks) had ``a = 0.01``, which
+  made every subId without a conversion look lost after 200 clicks: on the demo statistics
+  most of the winners a daily ``p_loss >= 0.99`` stopped were stopped so, on their first
+  days.
 - posterior: Beta(a + conversions, b + clicks - conversions); ``P(rate < t)`` is the
   regularized incomplete beta function ``I_t(a + c, b + n - c)``.
 - conversion delay: with a :class:`~toolkit.rules.delay.Delay`, the clicks of a day
@@ -99,28 +111,35 @@ class BetaPrior:
         return self.a / (self.a + self.b)
 
 
-def _prior_from_sums(k, n, c, q, n2):
+def _prior_from_sums(k, n, c, q, n2, spread=None):
     """Vectorised method of moments from sums over items with clicks: ``k`` items, ``n``
-    clicks, ``c`` conversions, ``q = sum c_i^2 / n_i``, ``n2 = sum n_i^2``.
-    Returns ``(a, b, fitted)`` arrays."""
+    clicks, ``c`` conversions, ``q = sum c_i^2 / n_i``, ``n2 = sum n_i^2``. ``spread``: the
+    same five sums over the items the spread is read from (the item judged among them; see
+    the module), else these. Returns ``(a, b, fitted)`` arrays."""
     k, n, c, q, n2 = (np.asarray(x, dtype=float) for x in (k, n, c, q, n2))
+    sk, sn, sc, sq, sn2 = (
+        (k, n, c, q, n2) if spread is None else (np.asarray(x, dtype=float) for x in spread)
+    )
     weak_mean = (c + 0.5) / (n + 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         m = c / n
-        spread = q - c * c / n
-        denom = n - n2 / n
-        var = (spread - m * (1.0 - m) * (k - 1.0)) / denom
-        se = m * (1.0 - m) * np.sqrt(2.0 * np.maximum(k - 1.0, 1.0)) / denom
+        sm = sc / sn
+        denom = sn - sn2 / sn
+        var = (sq - sc * sc / sn - sm * (1.0 - sm) * (sk - 1.0)) / denom
+        se = sm * (1.0 - sm) * np.sqrt(2.0 * np.maximum(sk - 1.0, 1.0)) / denom
         var = np.maximum(var, 0.0) + SPREAD_SE * se  # what the data cannot rule out
-        strength = np.minimum(m * (1.0 - m) / var - 1.0, n)
+        strength = m * (1.0 - m) / var - 1.0
+        typical = n / np.maximum(k, 1.0)  # the clicks of one of the items, on average
     fitted = (k >= MIN_PRIOR_ITEMS) & (n > 0) & (c > 0) & (c < n) & (denom > 0) & (var > 0)
     fitted &= np.isfinite(strength) & (strength > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):  # a >= PRIOR_MIN_A, at most N
-        strength = np.minimum(np.maximum(strength, PRIOR_MIN_A / m), n)
-        weak = np.minimum(PRIOR_MIN_A / weak_mean, np.maximum(n, WEAK_PRIOR_STRENGTH))
-    weak = np.maximum(weak, WEAK_PRIOR_STRENGTH)  # the fallback's a >= PRIOR_MIN_A too
-    a = np.where(fitted, m * strength, weak_mean * weak)
-    b = np.where(fitted, (1.0 - m) * strength, (1.0 - weak_mean) * weak)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a >= PRIOR_MIN_A, one item's worth
+        strength = np.minimum(np.maximum(strength, PRIOR_MIN_A / m), typical)
+        weak = np.minimum(PRIOR_MIN_A / weak_mean, typical)
+    weak = np.maximum(weak, WEAK_PRIOR_STRENGTH)
+    mean = np.where(fitted, m, weak_mean)
+    strength = np.where(fitted, strength, weak)
+    a = np.maximum(mean * strength, PRIOR_MIN_A)  # fewer: the mean raised, not the weight
+    b = np.maximum(strength - a, WEAK_PRIOR_STRENGTH - PRIOR_MIN_A)
     return a, b, fitted
 
 
@@ -130,9 +149,9 @@ def fit_beta_prior(conversions, clicks) -> BetaPrior:
     and the fallback.
 
     >>> fit_beta_prior([0], [100])                      # one item: the weak fallback
-    BetaPrior(a=0.495..., b=99.504..., fitted=False)
-    >>> fit_beta_prior([1, 0], [3000, 2000])            # two items: weak, but a = 1
-    BetaPrior(a=1.0, b=3333.0..., fitted=False)
+    BetaPrior(a=1.0, b=99.0, fitted=False)
+    >>> fit_beta_prior([1, 0], [3000, 2000])            # two items: one's worth, a = 1
+    BetaPrior(a=1.0, b=2499.0, fitted=False)
     >>> fit_beta_prior([], [])
     BetaPrior(a=1.0, b=1.0, fitted=False)
     """
@@ -249,7 +268,10 @@ def leave_one_out_priors(items: pd.DataFrame, within: Sequence[str] = _WITHIN) -
     groups = [items[col] for col in within]
     totals = parts.groupby(groups, sort=False, observed=True).transform("sum")
     others = totals - parts
-    return _prior_from_sums(*(others[col].to_numpy() for col in ["k", "n", "c", "q", "n2"]))
+    cols = ["k", "n", "c", "q", "n2"]
+    return _prior_from_sums(
+        *(others[col].to_numpy() for col in cols), spread=[totals[col].to_numpy() for col in cols]
+    )
 
 
 def _payouts(items: pd.DataFrame, payout) -> np.ndarray:

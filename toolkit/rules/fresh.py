@@ -59,7 +59,9 @@ def estimated(stats: Any, until: dt.date) -> Delay:
     """``delay: auto``: the profile of the statistics up to ``until`` (cached per day). An
     export of fewer days than the estimate's ``max_age`` (14) + 1 is read over half its span
     (at least :data:`MIN_AUTO_AGE` days): its older half is taken as complete, a profile that
-    ends early rather than none."""
+    ends early rather than none. Where no profile can be read (too short an export, too few
+    conversions), :data:`UNREAD`: the last days' clicks wait until their conversions can be
+    known, rather than be read as complete."""
 
     def estimate() -> Delay:
         if stats.path is not None:
@@ -68,15 +70,20 @@ def estimated(stats: Any, until: dt.date) -> Delay:
             days = stats._reading(aggregate, by=("date",), until=until)
         else:
             days = stats.frame[_dates(stats.frame["date"]) <= pd.Timestamp(until)]
-        return estimate_delay(days, until, max_age=_max_age(days, until))
+        return estimate_delay(days, until, max_age=_max_age(days, until), fallback=UNREAD)
 
     return _cached(stats, ("delay", until), estimate)
 
 
-#: The fewest days ``delay: auto`` reads a profile over; a shorter export assumes no delay.
+#: The fewest days ``delay: auto`` reads a profile over; a shorter export assumes
+#: :data:`UNREAD`.
 MIN_AUTO_AGE = 3
 #: The ``max_age`` of ``delay: auto`` when the export is long enough.
 AUTO_AGE = 14
+#: ``delay: auto`` where no profile can be read: the clicks of the last
+#: :data:`MIN_AUTO_AGE` days count for nothing yet (their conversions do), so a rule does not
+#: stop an item on days whose conversions may still come.
+UNREAD = Delay((0.0,) * MIN_AUTO_AGE + (1.0,))
 
 
 def _max_age(days: pd.DataFrame, until: dt.date) -> int:

@@ -91,9 +91,17 @@ METRICS: dict[str, str] = {
     "NaN when the item converted)",
     "expected_loss": "USD per click a stop is expected to forgo: payout x the posterior mean "
     "of how far the rate is above break-even (0 below it)",
+    "roi_expected": "the ROI the posterior expects (%): payout x posterior_cr / cpc x 100 - 100; "
+    "an item with little evidence is drawn to its campaign's rate",
 }
 #: The metrics that need a payout (an item without one is "no payout known" for them).
-PAYOUT_METRICS: tuple[str, ...] = ("break_even", "p_loss", "p_win", "expected_loss")
+PAYOUT_METRICS: tuple[str, ...] = (
+    "break_even",
+    "p_loss",
+    "p_win",
+    "expected_loss",
+    "roi_expected",
+)
 #: The probability clauses a rule's ``confirm`` asks to hold on the days before too.
 CONFIRMED_METRICS: tuple[str, ...] = ("p_loss", "p_win")
 #: On how many consecutive days' evidence a rule's probability clauses must hold by default

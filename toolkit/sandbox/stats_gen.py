@@ -284,9 +284,12 @@ def _write_payouts(path: Path, campaigns: Mapping[int, Campaign]) -> None:
         out = csv.writer(f)
         out.writerow(PAYOUT_COLUMNS)
         for cid, camp in campaigns.items():
-            countries = camp.levels[COUNTRY].keys if COUNTRY in camp.levels else [""]
-            for country, cents in zip(countries, camp.payouts, strict=True):
-                out.writerow((cid, country, _decimal(cents, 2)))
+            # every campaign's own row (blank country): what a conversion earns on average,
+            # the payout of its sources and subIds; then each country's, a per-GEO offer's
+            out.writerow((cid, "", _decimal(round(camp.payout * 100), 2)))
+            if COUNTRY in camp.levels:
+                for country, cents in zip(camp.levels[COUNTRY].keys, camp.payouts, strict=True):
+                    out.writerow((cid, country, _decimal(cents, 2)))
 
 
 __all__ = [
