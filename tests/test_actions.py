@@ -240,3 +240,31 @@ def test_actions_sheet_is_found_whatever_its_case(client, tmp_path):
     assert [(c.action, c.target, c.items) for c in plan.calls] == [
         ("add", "subid_black", ("beadfeed",))
     ]
+
+
+def test_blank_rows_between_actions_are_left_out_and_rows_keep_their_numbers(client, tmp_path):
+    actions = [
+        {"action": "add", "target": "subid_black", "campaign": "all", "item": "beadfeed"},
+        {"action": "add", "target": "subid_black", "campaign": "all", "item": "feedbead"},
+    ]
+    tight = write_template(tmp_path / "tight.xlsx", "t", [], actions)
+    loose = write_template(tmp_path / "loose.xlsx", "t", [], actions)
+    book = openpyxl.load_workbook(loose)
+    sheet = book["actions"]
+    sheet.insert_rows(3, amount=2)  # two empty rows between the actions
+    sheet.insert_rows(2)  # and one above the first
+    sheet.cell(row=2, column=1).value = "   "  # spaces only: blank too
+    book.save(loose)
+    assert [r[0] for r in _cells(loose)["actions"]][:6] == [
+        "action", "   ", "add", None, None, "add"
+    ]  # fmt: skip
+    a, b = plan_actions(client, tight), plan_actions(client, loose)
+    assert len(a) == len(b) == 1
+    assert a.calls[0].campaign_ids == b.calls[0].campaign_ids
+    assert a.to_frame().equals(b.to_frame())
+    # a bad row after the blanks is named by its own Excel row
+    sheet.cell(row=6, column=4).value = "not-hex"
+    book.save(loose)
+    with pytest.raises(WorkbookError) as info:
+        plan_actions(client, loose)
+    assert {(p.row, p.column) for p in info.value.problems} == {(6, "item")}

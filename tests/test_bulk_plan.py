@@ -366,3 +366,21 @@ def test_guard_empty_whitelist_counts_by_identity(client):
 def _bids(client, cid):
     detail = client.campaigns.get(cid, "full")
     return {code: s["price"] for s in detail["countrySet"] for code in s["geo"].values()}
+
+
+def test_the_smallest_bid_step_is_a_change_and_float_noise_is_not(client):
+    account, tables = snapshot(client)
+    countries = tables["countries"].copy()
+    bids = countries["bid"].astype(float)
+    # a ten-thousandth of a dollar, the service's step, on a small bid and on a large one
+    small, large = int(bids.idxmin()), int(bids.idxmax())
+    countries.loc[small, "bid"] = round(bids[small] + 0.0001, 4)
+    countries.loc[large, "bid"] = round(bids[large] + 0.0001, 4)
+    plan = make_plan(client, {"countries": countries}, base=tables, live=account)
+    moved = plan.to_frame()
+    moved = moved[moved["action"] == "add"]
+    assert int(moved["changes"].sum()) == 2, plan.summary()
+    # what arithmetic leaves behind (0.1 + 0.2 is not 0.3) is not a change
+    noisy = tables["countries"].copy()
+    noisy["bid"] = noisy["bid"].astype(float) * (1 + 1e-13) + 1e-13
+    assert len(make_plan(client, {"countries": noisy}, base=tables, live=account)) == 0

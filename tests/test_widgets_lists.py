@@ -4,6 +4,7 @@ leaves ipywidgets unloaded."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -125,12 +126,24 @@ def test_open_shows_the_picker_and_the_forms_in_tabs(client, tmp_path):
     classes = [c for f in app.forms.values() for c in f._dom_classes]
     assert {"ct-targeting-form", "ct-bid-form", "ct-list-form"} <= set(classes)
     lists = app.forms["lists"]
+    before = _listed(lists.lists_view.value)
     lists.list_name.value = SUBID.name
     lists.paste.value = "abcd12"
     lists.add_button.click()
     lists.apply_button.click()
     assert lists.level == "ok", lists.message
-    assert "1000001" in app.forms["lists"].lists_view.value or lists.lists_view.value
+    # the view counts the new item on each of the three campaigns
+    assert _listed(lists.lists_view.value) == (before[0] + len(IDS), len(IDS))
+    live = load_account(client, IDS, progress=False).table("lists")
+    added = live[(live["list"] == SUBID.name) & (live["item"] == "abcd12")]
+    assert sorted(added["campaign_id"]) == IDS
+
+
+def _listed(view: str) -> tuple[int, int]:
+    """From a lists view: the items of the subId black list, and on how many campaigns."""
+    found = re.search(rf"{SUBID.name}: (\d+) item\(s\) on (\d+) campaign", view)
+    assert found, view
+    return int(found[1]), int(found[2])
 
 
 def test_a_form_on_an_account_without_a_client_says_so_in_one_line(client, tmp_path):
