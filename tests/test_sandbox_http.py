@@ -229,8 +229,10 @@ def test_fuzzed_requests_never_fail_the_server(api):
             continue
         assert answer.get("status") == "error", (path, r.status_code, r.text)
         messages = answer.get("errorList")
-        assert isinstance(messages, list) and messages and all(
-            isinstance(m, str) and m.strip() for m in messages
+        assert (
+            isinstance(messages, list)
+            and messages
+            and all(isinstance(m, str) and m.strip() for m in messages)
         ), (path, r.text)
 
 
