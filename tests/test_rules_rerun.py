@@ -313,8 +313,9 @@ def journaled(
     run_id = book.start_run(SimpleNamespace(base_url=URL), plan, undoes)
     if step:
         book.add_provenance(run_id, [Provenance(*STEP, None, dt.date(2026, 1, 31), "0.36")])
-    item = ("add", "add", "bid_rule", None, 1000001, "abc", 0.36)
-    book.record(run_id, [Outcome(0, *item, o) for o in outcomes])
+    item = dict(step="add", action="add", target="bid_rule", list_type=None)
+    item |= dict(campaign_id=1000001, item="abc", bid=0.36)
+    book.record(run_id, [Outcome(seq=0, **item, outcome=o) for o in outcomes])
     if finished:
         book.finish_run(run_id, ApplyResult(run_id=run_id))
     return run_id

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import (
     ApiError,
@@ -227,7 +227,16 @@ def _workbook_path(text: str) -> Path:
     return path
 
 
-def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
+class _Planned(NamedTuple):
+    """A command's plan, and for an exported account's workbook its desired tables and
+    references (for the result workbook; None for an action workbook)."""
+
+    plan: Any
+    desired: dict[str, Any] | None = None
+    refs: dict[str, Any] | None = None
+
+
+def _make_plan(args: argparse.Namespace, client: Any) -> _Planned:
     import zipfile
 
     from .bulk import make_plan
@@ -240,12 +249,14 @@ def _make_plan(args: argparse.Namespace, client):  # noqa: ANN001, ANN202
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         raise CliError(f"{args.file}: not a readable .xlsx workbook ({exc})") from None
     if actions:
-        args.desired, args.refs = None, None
         journal = getattr(args, "journal", None) or "default"
-        return plan_actions(client, path, allow=args.allow or (), again=args.again, journal=journal)
+        planned = plan_actions(
+            client, path, allow=args.allow or (), again=args.again, journal=journal
+        )
+        return _Planned(planned)
     tables = read_workbook(path)
-    args.desired, args.refs = dict(tables.desired), dict(tables.refs)
-    return make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
+    plan = make_plan(client, tables, prefer=args.prefer, allow=args.allow or ())
+    return _Planned(plan, dict(tables.desired), dict(tables.refs))
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -253,8 +264,7 @@ def _plan(args: argparse.Namespace) -> int:
 
     _workbook_path(args.file)  # before connecting (which may start a sandbox)
     changes_path(args)
-    plan = _make_plan(args, _client(args))
-    show_plan(plan, args)
+    show_plan(_make_plan(args, _client(args)).plan, args)
     return 0
 
 
@@ -264,7 +274,7 @@ def _apply(args: argparse.Namespace) -> int:
     _workbook_path(args.file)
     changes_path(args)
     client = _client(args)
-    plan = _make_plan(args, client)
+    plan, desired, refs = _make_plan(args, client)
     show_plan(plan, args)
     if not len(plan):
         return 0
@@ -273,11 +283,11 @@ def _apply(args: argparse.Namespace) -> int:
         return 1
     result = plan.apply(client, journal=args.journal or "default")
     show_result(result, args)
-    if args.desired is not None:
+    if desired is not None:
         from .bulk.apply import write_result_workbook
 
         report = Path(args.file).with_suffix(".result.xlsx")
-        write_result_workbook(result, args.desired, report, args.refs)
+        write_result_workbook(result, desired, report, refs)
         print(f"Outcome of each row: {report}")
     return 0 if result.ok else 3
 

@@ -109,6 +109,9 @@ _DOMAIN = re.compile(
     re.IGNORECASE,
 )
 MAX_SOURCE_ID = 2**63 - 1
+#: Highest bid (USD) the toolkit writes or takes from a workbook, a form or a rule: a bid
+#: above it is taken for a typo (workbooks refuse it; rules cap their bids at it).
+MAX_BID = 1_000.0
 
 
 def is_hex(value: str) -> bool:

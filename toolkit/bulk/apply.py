@@ -17,6 +17,7 @@ from . import result_book
 from .call_kinds import Session, call_kind, is_valued, item_kind
 from .calls import Call
 from .journal import PENDING, Journal, open_journal
+from .outcome_states import OutcomeState
 from .outcomes import ApplyResult, Outcome
 from .plan_account import check_plan_bound
 from .read_back import ReadBack, read_back, verify_outcomes
@@ -37,7 +38,7 @@ MAYBE_DONE = (500, 502, 503, 504)
 #: Outcomes of a drop after which its item may be gone: carried out, maybe carried out, or
 #: found gone ("not exists": an earlier try of the same call, behind a 504 or a dropped
 #: connection, may have dropped it). A bid change's failed add is restored over these.
-LANDED = ("applied", "unknown", "already")
+LANDED = (OutcomeState.APPLIED, OutcomeState.UNKNOWN, OutcomeState.ALREADY)
 
 
 Problems = dict[int, dict[Any, tuple[str, str | None]]]
@@ -59,12 +60,13 @@ class _Runner:
             maybe = exc.maybe_sent or exc.http_status in MAYBE_DONE
             if exc.outcomes:  # a single-campaign call that saved some items
                 return {ids[0]: {str(o["item"]): _kind_of(o, call, maybe) for o in exc.outcomes}}
-            return {cid: {"*": ("unknown" if maybe else "failed", str(exc))} for cid in ids}
+            state = OutcomeState.UNKNOWN if maybe else OutcomeState.FAILED
+            return {cid: {"*": (state, str(exc))} for cid in ids}
         except TransportError as exc:
-            state = "unknown" if exc.maybe_sent else "failed"
+            state = OutcomeState.UNKNOWN if exc.maybe_sent else OutcomeState.FAILED
             return {cid: {"*": (state, str(exc))} for cid in ids}
         except ToolkitError as exc:
-            return {cid: {"*": ("failed", str(exc))} for cid in ids}
+            return {cid: {"*": (OutcomeState.FAILED, str(exc))} for cid in ids}
         return {} if answer is None else _batch(answer, call)
 
 
@@ -76,7 +78,7 @@ def _batch(result: BatchResult, call: Call) -> Problems:
             continue
         per = out.setdefault(row["campaign_id"], {})
         if row["outcome"] == "campaign_not_found" or row["item"] is None:
-            per["*"] = ("failed", row["message"])
+            per["*"] = (OutcomeState.FAILED, row["message"])
         else:
             per[str(row["item"]).lstrip("#")] = _kind_of(row, call)
     return out
@@ -86,8 +88,8 @@ def _kind_of(parsed: dict[str, Any], call: Call, maybe: bool = False) -> tuple[s
     """An item's outcome from its parsed message: ``already``, else ``failed`` (``unknown``
     when an earlier try of the call may have carried it out: ``maybe``)."""
     if parsed["outcome"] == ALREADY.get(call.action):
-        return "already", parsed.get("message")
-    return "unknown" if maybe else "failed", parsed.get("message")
+        return OutcomeState.ALREADY, parsed.get("message")
+    return OutcomeState.UNKNOWN if maybe else OutcomeState.FAILED, parsed.get("message")
 
 
 def _items_of(call: Call) -> list[tuple[Any, float | None]]:
@@ -173,7 +175,7 @@ def _finish_bid_changes(
     """Retry the failed adds of bid changes whose drop landed, settle those whose answer was
     lost, and restore the old bid of those that still failed."""
     _retry_readds(sender, result, dropped, backoff)
-    unsettled = [o for o in _open_readds(result, dropped) if o.outcome == "unknown"]
+    unsettled = [o for o in _open_readds(result, dropped) if o.outcome == OutcomeState.UNKNOWN]
     if unsettled:  # read their campaigns back before restoring anything over them
         read_back(sender.runner.client, unsettled, settle_outcomes=True)
     _compensate(sender, result, dropped)
@@ -201,7 +203,7 @@ def _verify(
 def _pending(seq: int, call: Call) -> list[Outcome]:
     """The outcomes of a call about to be sent: ``unknown``, with the previous values."""
     return [
-        Outcome.of(seq, call, cid, item, bid, "unknown", PENDING)
+        Outcome.of(seq, call, cid, item, bid, OutcomeState.UNKNOWN, PENDING)
         for cid in call.campaign_ids
         for item, bid in _items_of(call)
     ]
@@ -242,7 +244,7 @@ def _open_readds(result: ApplyResult, dropped: dict[tuple[str, int, Any], float]
         o
         for o in result.outcomes
         if o.action == "add"
-        and o.outcome in ("failed", "unknown")
+        and o.outcome in (OutcomeState.FAILED, OutcomeState.UNKNOWN)
         and is_valued(o.target)
         and (o.target, o.campaign_id, o.item) in dropped
     ]
@@ -252,7 +254,7 @@ def _answer(problems: Problems, cid: int, item: Any) -> tuple[str, str | None]:
     """The outcome and message of ``item`` of campaign ``cid`` in a call's answer."""
     per = problems.get(cid, {})
     own = None if item is None else per.get(str(item))
-    return per.get("*") or own or ("applied", None)
+    return per.get("*") or own or (OutcomeState.APPLIED, None)
 
 
 def _retry_readds(
@@ -275,14 +277,15 @@ def _retry_readds(
         for o in pending:
             call = _readd(o.target, o.campaign_id, o.item, float(o.bid))  # type: ignore[arg-type]
             state, message = _answer(sender.send(call), o.campaign_id, o.item)
-            if state == "applied":
+            if state == OutcomeState.APPLIED:
                 o.message = f"applied on retry {k} after: {o.message}"
-            elif state == "already":
+            elif state == OutcomeState.ALREADY:
                 o.message = f"already there on retry {k} ({message}) after: {o.message}"
             else:
                 o.message = f"{message} (retry {k}) after: {o.message}"
-            if state == "failed" and o.outcome == "unknown":  # an earlier send may have landed
-                state = "unknown"
+            # a refusal after a send that may have landed says nothing of that send
+            if state == OutcomeState.FAILED and o.outcome == OutcomeState.UNKNOWN:
+                state = OutcomeState.UNKNOWN
             o.outcome = state
 
 
@@ -296,11 +299,11 @@ def _compensate(
     done = {
         (o.target, o.campaign_id, str(o.item))
         for o in result.outcomes
-        if o.outcome in ("restored", "lost")
+        if o.outcome in (OutcomeState.RESTORED, OutcomeState.LOST)
     }
     lost_answers: list[Outcome] = []
     for o in list(result.outcomes):
-        if o.action != "add" or o.outcome != "failed" or not is_valued(o.target):
+        if o.action != "add" or o.outcome != OutcomeState.FAILED or not is_valued(o.target):
             continue
         old = dropped.get((o.target, o.campaign_id, o.item))
         if old is None or (o.target, o.campaign_id, str(o.item)) in done:
@@ -309,20 +312,30 @@ def _compensate(
         state, message = _answer(
             sender.send(_readd(o.target, o.campaign_id, o.item, old)), o.campaign_id, o.item
         )
-        if state == "applied":
-            state, text = "restored", f"old value {old} restored after: {o.message}"
-        elif state == "already":
+        if state == OutcomeState.APPLIED:
+            state, text = OutcomeState.RESTORED, f"old value {old} restored after: {o.message}"
+        elif state == OutcomeState.ALREADY:
             text = f"old value {old} sent again, already there ({message}) after: {o.message}"
-        elif state == "unknown":
+        elif state == OutcomeState.UNKNOWN:
             text = f"old value {old} sent again, its answer lost ({message}) after: {o.message}"
         else:
-            state, text = "lost", f"old value {old} could not be restored: {message}"
+            state, text = OutcomeState.LOST, f"old value {old} could not be restored: {message}"
         result.outcomes.append(
             Outcome(
-                o.seq, "add", "add", o.target, None, o.campaign_id, o.item, old, state, text, old
+                seq=o.seq,
+                step="add",
+                action="add",
+                target=o.target,
+                list_type=None,
+                campaign_id=o.campaign_id,
+                item=o.item,
+                bid=old,
+                outcome=state,
+                message=text,
+                previous=old,
             )
         )
-        if state in ("unknown", "already"):
+        if state in (OutcomeState.UNKNOWN, OutcomeState.ALREADY):
             lost_answers.append(result.outcomes[-1])
     if lost_answers:  # read back the restores whose answer was lost or said "already"
         _settle_restores(sender.runner.client, lost_answers)
@@ -333,12 +346,16 @@ def _settle_restores(client: Client, restores: list[Outcome]) -> None:
     has the old value, ``lost`` when the item is absent, ``failed`` when it holds another
     value; ``unknown`` when their campaign could not be read."""
     live = read_back(client, restores, settle_outcomes=True).live
-    settled = {"applied": "restored", "already": "restored", "failed": "lost"}
+    settled = {
+        OutcomeState.APPLIED: OutcomeState.RESTORED,
+        OutcomeState.ALREADY: OutcomeState.RESTORED,
+        OutcomeState.FAILED: OutcomeState.LOST,
+    }
     for r in restores:
         r.outcome = settled.get(r.outcome, r.outcome)
         gone = live is not None and live.readable(r) and live.value(r) is None
-        if r.outcome == "lost" and not gone:  # there, with another value than the old
-            r.outcome = "failed"
+        if r.outcome == OutcomeState.LOST and not gone:  # there, with another value than the old
+            r.outcome = OutcomeState.FAILED
 
 
 # --------------------------------------------------------------------------- result workbook

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .. import spec
@@ -112,9 +112,10 @@ class CallKind:
     def invert(self, row: Any, previous: Any, inverse: Inverse) -> None:
         """Add the inverse of one journaled outcome ``row`` to ``inverse``."""
 
-    def prepare_undo(self, client: Client, call: Call) -> bool:
-        """Complete an inverse call from live state before it is sent; False to skip it."""
-        return True
+    def prepare_undo(self, client: Client, call: Call) -> Call | None:
+        """An inverse call completed from live state before it is sent (a new ``Call``:
+        ``call`` is left as it is); None to skip it."""
+        return call
 
 
 # --------------------------------------------------------------------------- item kinds
@@ -356,12 +357,12 @@ class CampaignCalls(CallKind):
         elif row.action in spec.WORK_ACTIONS and WORK_MOVES.get(str(previous)):
             inverse.moves[WORK_MOVES[str(previous)]].add(cid)
 
-    def prepare_undo(self, client: Client, call: Call) -> bool:
+    def prepare_undo(self, client: Client, call: Call) -> Call | None:
         if call.action == "update":
             detail = client.campaigns.get(call.campaign_ids[0])
             params = {**(call.params or {}), "vertical": detail.get("vertical")}
-            object.__setattr__(call, "params", params)
-        return True
+            return replace(call, params=params)
+        return call
 
 
 @dataclass(frozen=True)
@@ -433,25 +434,23 @@ class CpaRuleCalls(CallKind):
                 Call("rules", "edit", CPA_RULE, (cid,), params={"rules": previous})
             )
 
-    def prepare_undo(self, client: Client, call: Call) -> bool:
+    def prepare_undo(self, client: Client, call: Call) -> Call | None:
         """The re-add of dropped rules keeps only those whose id is no longer live (a drop
         cut off before it landed must not be undone by a duplicate), without their ids; the
         drop of added rules finds their ids: live rules not there before the add, alike
         field by field, one per rule added (none when the add never landed)."""
         if call.action == "drop" and "before" in (call.params or {}):
             ids = added_ids(client.cpa_rules.list(call.campaign_ids[0]), call.params or {})
-            object.__setattr__(call, "items", tuple(ids))
-            return bool(ids)
+            return replace(call, items=tuple(ids)) if ids else None
         if call.action != "add":
-            return True
+            return call
         live = {int(r["id"]) for r in client.cpa_rules.list(call.campaign_ids[0])}
         rules = [
             {k: v for k, v in r.items() if k != "id"}
             for r in (call.params or {}).get("rules", [])
             if r.get("id") is None or int(r["id"]) not in live
         ]
-        object.__setattr__(call, "params", {**(call.params or {}), "rules": rules})
-        return bool(rules)
+        return replace(call, params={**(call.params or {}), "rules": rules}) if rules else None
 
 
 # --------------------------------------------------------------------------- the table

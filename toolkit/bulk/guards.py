@@ -247,7 +247,8 @@ def bid_changes(calls: Iterable[Call]) -> list[BidChange]:
     """Every bid the calls set: the changed bids (a drop carrying the old bid, then an add)
     and the bids of new items."""
     out = []
-    for e in edits_of(list(calls)):
+    # only valued calls carry bids, and a bid change pairs a drop and an add of one target
+    for e in edits_of([c for c in calls if is_valued(c.target)]):
         if e.what in ("bid", "add") and is_valued(e.target) and e.new is not None:
             old = float(e.old) if e.what == "bid" and e.old is not None else None
             out.append(BidChange(e.campaign_id, e.target, str(e.key), old, float(e.new)))

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..datadir import data_dir
 from ..errors import ToolkitError
+from .outcome_states import UNFINISHED, OutcomeState
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -110,7 +111,7 @@ RUN_COLUMNS: dict[str, str] = {
 }
 
 # Outcomes whose call may have changed the account, and so are inverted by undo.
-INVERTED: tuple[str, ...] = ("applied", "already", "unknown")
+INVERTED: tuple[str, ...] = (OutcomeState.APPLIED, OutcomeState.ALREADY, OutcomeState.UNKNOWN)
 PENDING = "sent; no answer recorded (the run was cut off)"
 
 
@@ -287,12 +288,18 @@ class Journal:
                 " FROM runs r"
                 " LEFT JOIN (SELECT run_id, count(*) AS sent, count(answered) AS answered"
                 "  FROM calls WHERE kind='plan' GROUP BY run_id) c ON c.run_id = r.run_id"
-                " LEFT JOIN (SELECT run_id, sum(outcome='applied') AS applied,"
-                "  sum(outcome='failed') AS failed, sum(outcome='unknown') AS unknown,"
-                "  sum(outcome IN ('failed', 'unknown', 'lost')) AS unfinished"
+                " LEFT JOIN (SELECT run_id, sum(outcome=?) AS applied,"
+                "  sum(outcome=?) AS failed, sum(outcome=?) AS unknown,"
+                f"  sum(outcome IN ({', '.join('?' * len(UNFINISHED))})) AS unfinished"
                 "  FROM outcomes GROUP BY run_id) o ON o.run_id = r.run_id"
                 " ORDER BY r.started, r.rowid",
                 db,
+                params=(
+                    OutcomeState.APPLIED,
+                    OutcomeState.FAILED,
+                    OutcomeState.UNKNOWN,
+                    *UNFINISHED,
+                ),
             )
         for name in ("sent", "answered", "account", "conflicts"):
             frame[name] = frame[name].astype("Int64")

@@ -23,25 +23,13 @@ import pandas as pd
 from .call_kinds import call_kind
 from .calls import Call
 from .edits import Edit
+from .outcome_states import CHANGE_ORDER, NOT_FINISHED, OUTCOMES, UNFINISHED, OutcomeState
 from .result_book import result_html
 
-#: Every outcome of an item: ``applied``; ``already`` (the service had it, value verified by
-#: the read-back); ``failed`` (refused, or not carried out); ``unknown`` (a write whose answer
-#: the network hid and that the read-back could not settle); ``restored`` (a bid change's old
-#: value put back after its new one failed); ``lost`` (neither could be put back).
-OUTCOMES: tuple[str, ...] = ("applied", "already", "failed", "unknown", "restored", "lost")
-#: Outcomes that leave an item not as planned: what ``campaign-toolkit repair`` finishes.
-UNFINISHED: tuple[str, ...] = ("failed", "unknown", "lost")
-#: A change's outcome from those of its items (a bid change: its drop, its add, and the
-#: restore of its old bid), the first found: a restore has the last word, then the worst.
-CHANGE_ORDER: tuple[str, ...] = ("lost", "restored", "failed", "unknown", "applied", "already")
-#: Outcomes of a change that leave it not as planned (a restored bid change has its old bid).
-NOT_FINISHED: tuple[str, ...] = ("failed", "unknown", "restored", "lost")
 
-
-@dataclass
+@dataclass(kw_only=True)
 class Outcome:
-    """What happened to one item of one campaign in one call."""
+    """What happened to one item of one campaign in one call (its fields given by name)."""
 
     seq: int
     step: str
@@ -51,7 +39,7 @@ class Outcome:
     campaign_id: int
     item: Any
     bid: float | None
-    outcome: str
+    outcome: OutcomeState | str
     message: str | None = None
     previous: Any = None
 
@@ -68,17 +56,17 @@ class Outcome:
     ) -> Outcome:
         """The outcome of ``item`` of campaign ``cid`` in ``call``, with its previous value."""
         return cls(
-            seq,
-            call.step,
-            call.action,
-            call.target,
-            call.list_type,
-            cid,
-            item,
-            bid,
-            outcome,
-            message,
-            call_kind(call.target).previous(call, cid, item),
+            seq=seq,
+            step=call.step,
+            action=call.action,
+            target=call.target,
+            list_type=call.list_type,
+            campaign_id=cid,
+            item=item,
+            bid=bid,
+            outcome=outcome,
+            message=message,
+            previous=call_kind(call.target).previous(call, cid, item),
         )
 
 
@@ -102,9 +90,8 @@ class ApplyResult:
 
     @property
     def ok(self) -> bool:
-        return all(o.outcome in ("applied", "already", "restored") for o in self.outcomes) and not (
-            self.differences
-        )
+        well = (OutcomeState.APPLIED, OutcomeState.ALREADY, OutcomeState.RESTORED)
+        return all(o.outcome in well for o in self.outcomes) and not self.differences
 
     def to_frame(self) -> pd.DataFrame:
         """One row per outcome: seq, step, action, target, list_type, campaign_id, item (the
@@ -165,9 +152,9 @@ class ApplyResult:
         if not total:
             return "nothing to do"
         unit = "change" if self.changes else "item"
-        done = counts.get("applied", 0) + counts.get("already", 0)
+        done = counts.get(OutcomeState.APPLIED, 0) + counts.get(OutcomeState.ALREADY, 0)
         text = f"{done} of {total} {unit}{'s' if total != 1 else ''}"
-        rest = [f"{n} {k}" for k, n in counts.items() if k != "applied"]
+        rest = [f"{n} {k}" for k, n in counts.items() if k != OutcomeState.APPLIED]
         return text + (f" ({', '.join(rest)})" if rest else "")
 
     def summary(self, most: int | None = 10, more: str | None = None) -> str:
@@ -241,7 +228,7 @@ def _text_or_none(value: Any) -> str | None:
 
 
 def change_states(
-    changes: Sequence[Edit], outcomes: Sequence[Outcome], missing: str = "unknown"
+    changes: Sequence[Edit], outcomes: Sequence[Outcome], missing: str = OutcomeState.UNKNOWN
 ) -> list[str]:
     """The outcome of each change: the outcomes of its calls' items on its campaign (those of
     its item when the call sends items, else the call's, as a campaign's settings), combined
@@ -265,4 +252,4 @@ def change_state(outcomes: Collection[str]) -> str:
     >>> change_state({"applied", "failed", "restored"}), change_state({"applied", "already"})
     ('restored', 'applied')
     """
-    return next((k for k in CHANGE_ORDER if k in outcomes), "unknown")
+    return next((k for k in CHANGE_ORDER if k in outcomes), OutcomeState.UNKNOWN)

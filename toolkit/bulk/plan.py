@@ -31,11 +31,12 @@ from ..errors import (
     TransportError,
 )
 from ..frames import Account, load_account
-from . import preview
+from ..text import single_spaced
+from . import diff, preview
 from .apply import apply_plan
 from .call_kinds import ITEM_TABLES, ItemCalls, TargetCalls, call_key, codes_of
 from .calls import STEPS, Call
-from .diff import ABSENT, Change, Conflict, as_map, three_way
+from .diff import ABSENT, Conflict, Move
 from .guards import (
     DEFAULT_MAX_ARCHIVE,
     DEFAULT_MAX_BID_CUT,
@@ -400,14 +401,12 @@ def _diff_items(
     """The item tables diffed three ways, their changes turned into calls; the conflicts."""
     conflicts: list[tuple[str, Conflict]] = []
     for name, (key, value) in ITEM_TABLES.items():
-        if tables.get(name) is None:
+        desired = tables.get(name)
+        if desired is None:
             continue
-        changes, found = three_way(
-            as_map(tables[name], key, value),
-            None if base is None else as_map(base.get(name), key, value),
-            as_map(live[name], key, value),
-            prefer,
-        )
+        b = None if base is None else base.get(name)
+        b = desired.iloc[:0] if base is not None and b is None else b
+        changes, found = diff.table_changes(desired, b, live[name], key, value, prefer)
         conflicts += [(name, c) for c in found]
         builder.items(name, changes)
     return conflicts
@@ -461,7 +460,7 @@ def read_live(client: Client, campaign_ids: Iterable[int] | None = None) -> Acco
     except AuthError:
         raise
     except (ApiError, TransportError) as exc:  # the campaign list: the only read not kept
-        raise IncompleteReadError([f"the campaign list ({_one_line(exc)})"]) from exc
+        raise IncompleteReadError([f"the campaign list ({single_spaced(exc)})"]) from exc
     check_complete(live)
     return live
 
@@ -477,7 +476,7 @@ def check_complete(live: Account) -> None:
         operation, error = str(f.operation), str(f.error)
         if operation in UNUSED_READS or error == NotFoundError.__name__:
             continue
-        message = _one_line(f.message)
+        message = single_spaced(f.message)
         detail = message if message.startswith(operation) else f"{operation}: {message}"
         parts.append(detail if pd.isna(f.campaign_id) else f"campaign {f.campaign_id} ({detail})")
     if parts:
@@ -491,10 +490,6 @@ def account_of(live: Account) -> int | None:
         return None
     value = balance["user_id"].iloc[0]
     return None if pd.isna(value) else int(value)
-
-
-def _one_line(text: Any) -> str:
-    return " ".join(str(text).split())
 
 
 def _names(campaigns: pd.DataFrame) -> dict[int, str]:
@@ -516,6 +511,10 @@ def _scope(tables: Mapping[str, pd.DataFrame], base: Mapping[str, pd.DataFrame] 
     return ids
 
 
+#: Items per (call kind, list type), per campaign: ``{item: value}``.
+_Sides = dict[tuple[ItemCalls, str | None], dict[int, dict[Any, Any]]]
+
+
 class _Builder(RecordPlanner):
     """Turns changes into grouped, chunk-free calls (the client chunks them)."""
 
@@ -535,46 +534,56 @@ class _Builder(RecordPlanner):
 
     # ------------------------------------------------------------------ item tables
 
-    def items(self, table: str, changes: list[Change]) -> None:
-        adds: dict[tuple[ItemCalls, str | None], dict[int, dict[Any, Any]]] = defaultdict(
-            lambda: defaultdict(dict)
-        )
-        drops: dict[tuple[ItemCalls, str | None], dict[int, dict[Any, Any]]] = defaultdict(
-            lambda: defaultdict(dict)
-        )
-        for ch in changes:
-            cid = int(ch.key[0])
+    def items(self, table: str, changes: list[Move]) -> None:
+        adds: _Sides = defaultdict(lambda: defaultdict(dict))
+        drops: _Sides = defaultdict(lambda: defaultdict(dict))
+        slots: dict[tuple[Any, ...], list[Any]] = {}  # key before the item: kind, list type...
+        for key, old, new in changes:
+            cid = int(key[0])
             if cid not in self.formats:
                 self.warnings.append(f"{table}: campaign {cid} is not in the live account; skipped")
                 continue
-            kind, list_type, item = self._target_of(table, ch.key)
-            if kind is None:
+            slot = slots.get(key[1:-1])
+            if slot is None:
+                slot = slots[key[1:-1]] = [*self._kind_of(table, key), None, None]
+            item = self._item_of(table, slot[0], key)
+            if item is ABSENT:
                 continue
-            if ch.old is not ABSENT:
-                drops[(kind, list_type)][cid][item] = ch.old
-            if ch.new is not ABSENT:
-                adds[(kind, list_type)][cid][item] = ch.new
-        for (kind, list_type), per_campaign in drops.items():
-            self.calls += kind.build("drop", list_type, per_campaign)
-        for (kind, list_type), per_campaign in adds.items():
-            self.calls += kind.build("add", list_type, per_campaign)
+            if old is not ABSENT:
+                if slot[2] is None:
+                    slot[2] = drops[(slot[0], slot[1])]
+                slot[2][cid][item] = old
+            if new is not ABSENT:
+                if slot[3] is None:
+                    slot[3] = adds[(slot[0], slot[1])]
+                slot[3][cid][item] = new
+        self._build("drop", drops)
+        self._build("add", adds)
 
-    def _target_of(
-        self, table: str, key: tuple[Any, ...]
-    ) -> tuple[ItemCalls | None, str | None, Any]:
-        """The call kind, list type and item (as sent) of a key of an item table."""
+    def _build(self, action: str, sides: _Sides) -> None:
+        for (kind, list_type), per_campaign in sides.items():
+            self.calls += kind.build(action, list_type, per_campaign)
+
+    @staticmethod
+    def _kind_of(table: str, key: tuple[Any, ...]) -> tuple[ItemCalls | None, str | None]:
+        """The call kind and list type of an item table's key (None: unknown to the spec)."""
         try:
-            kind, list_type, item = call_key(table, key)
+            return call_key(table, key)[:2]
         except KeyError:
+            return None, None
+
+    def _item_of(self, table: str, kind: ItemCalls | None, key: tuple[Any, ...]) -> Any:
+        """The item of a key as sent (a kind's code...), or ABSENT after a warning."""
+        if kind is None:
             self.warnings.append(f"{table}: unknown kind {key[1]!r}; skipped")
-            return None, None, None
+            return ABSENT
+        item = key[-1]
         if isinstance(kind, TargetCalls) and kind.sent_as_code:
-            code = kind.sent_item(item, self.codes)
-            if code is None:
+            if (code := kind.sent_item(item, self.codes)) is None:
                 self.warnings.append(f"{table}: unknown {kind.name} id {item!r}; skipped")
-                return None, None, None
-            item = code
-        return kind, list_type, item
+                return ABSENT
+            return code
+        return item
 
     def ordered(self) -> list[Call]:
         rank = {s: i for i, s in enumerate(STEPS)}

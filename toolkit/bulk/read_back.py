@@ -19,8 +19,10 @@ import pandas as pd
 
 from ..errors import ToolkitError
 from ..frames import load_account
+from ..text import single_spaced
 from .call_kinds import ITEM_TABLES, codes_of, is_valued, item_kind, table_items
 from .diff import as_map
+from .outcome_states import OutcomeState
 from .outcomes import Outcome
 from .record_settle import is_record_move, settle_records
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..frames import Account
 
 #: Outcomes the read-back looks at.
-CHECKED = ("applied", "already", "restored", "unknown")
+CHECKED = (OutcomeState.APPLIED, OutcomeState.ALREADY, OutcomeState.RESTORED, OutcomeState.UNKNOWN)
 
 
 @dataclass
@@ -124,7 +126,9 @@ def _checked(outcomes: Iterable[Outcome]) -> list[Outcome]:
 def _read_ids(outcomes: list[Outcome]) -> list[int]:
     """The campaigns to read back: those of checked items and of unknown campaign moves."""
     ids = {o.campaign_id for o in _checked(outcomes)}
-    ids |= {o.campaign_id for o in outcomes if o.outcome == "unknown" and is_record_move(o)}
+    ids |= {
+        o.campaign_id for o in outcomes if o.outcome == OutcomeState.UNKNOWN and is_record_move(o)
+    }
     return sorted(ids)
 
 
@@ -134,8 +138,8 @@ def read_live_state(client: Client, ids: list[int]) -> tuple[LiveState, str | No
     try:
         live = load_account(client, ids, progress=False)
     except ToolkitError as exc:  # AuthError: the key was refused meanwhile
-        state = LiveState(unread=dict.fromkeys([*ids, -1], " ".join(str(exc).split())))
-        return state, " ".join(str(exc).split())
+        state = LiveState(unread=dict.fromkeys([*ids, -1], single_spaced(exc)))
+        return state, single_spaced(exc)
     return live_state(live)
 
 
@@ -144,7 +148,7 @@ def live_state(live: Account) -> tuple[LiveState, str | None]:
     state = LiveState()
     errors: list[str] = []
     for f in live.failures.itertuples(index=False):
-        message = " ".join(str(f.message).split())
+        message = single_spaced(f.message)
         if pd.isna(f.campaign_id):
             if f.operation != "account.dictionaries":
                 continue  # the balance and the creative list are not compared
@@ -193,7 +197,7 @@ def read_back(
         if not live.readable(o):
             check.unverified.append(o)
             continue
-        if o.outcome == "unknown" or carried_out(o, live.value(o)):
+        if o.outcome == OutcomeState.UNKNOWN or carried_out(o, live.value(o)):
             continue
         present = o.action != "drop"
         state = "present" if present else "absent"
@@ -214,7 +218,9 @@ def settle(outcomes: list[Outcome], live: LiveState) -> int:
     open_ = [
         o
         for o in outcomes
-        if o.outcome in ("unknown", "already") and o.item is not None and item_kind(o.target)
+        if o.outcome in (OutcomeState.UNKNOWN, OutcomeState.ALREADY)
+        and o.item is not None
+        and item_kind(o.target)
     ]
     readable = {c: f for c, f in live.campaigns.items() if c not in live.unread}
     changed = settle_records(outcomes, readable)
@@ -224,7 +230,7 @@ def settle(outcomes: list[Outcome], live: LiveState) -> int:
     added = {
         _key(o): o.seq
         for o in outcomes
-        if o.action == "add" and o.outcome in ("applied", "restored")
+        if o.action == "add" and o.outcome in (OutcomeState.APPLIED, OutcomeState.RESTORED)
     }
     for o in (o for o in open_ if o.action == "drop"):
         if added.get(_key(o), -1) > o.seq:
@@ -241,9 +247,9 @@ def _key(o: Outcome) -> tuple[Any, ...]:
 def _settled_by_the_add(o: Outcome) -> int:
     """A drop whose item a later add of the run found gone: ``already`` stands, ``unknown``
     is carried out (either way the item was gone before the add)."""
-    if o.outcome != "unknown":
+    if o.outcome != OutcomeState.UNKNOWN:
         return 0
-    o.outcome = "applied"
+    o.outcome = OutcomeState.APPLIED
     o.message = f"carried out (the add after it found the item gone) after: {o.message}"
     return 1
 
@@ -251,16 +257,16 @@ def _settled_by_the_add(o: Outcome) -> int:
 def _settle_one(o: Outcome, live: LiveState) -> int:
     """Settle one open outcome against live (see :func:`settle`); 1 when it changed."""
     if not live.readable(o):  # "already" proves presence, not the bid: unknown
-        if o.outcome == "already" and is_valued(o.target) and o.action != "drop":
-            o.outcome = "unknown"
+        if o.outcome == OutcomeState.ALREADY and is_valued(o.target) and o.action != "drop":
+            o.outcome = OutcomeState.UNKNOWN
             o.message = f"already there, its bid could not be read back: {o.message}"
             return 1
         return 0
     have = live.value(o)
     done = carried_out(o, have)
     shown = "absent" if have is None else ("there" if have is True else f"bid {have}")
-    if o.outcome == "unknown":
-        o.outcome = "applied" if done else "failed"
+    if o.outcome == OutcomeState.UNKNOWN:
+        o.outcome = OutcomeState.APPLIED if done else OutcomeState.FAILED
         o.message = (
             f"{'carried out' if done else 'not carried out'} (settled by the read-back:"
             f" live {shown}) after: {o.message}"
@@ -268,7 +274,7 @@ def _settle_one(o: Outcome, live: LiveState) -> int:
         return 1
     if done:
         return 0
-    o.outcome = "failed"
+    o.outcome = OutcomeState.FAILED
     o.message = f"answered as already done, but live is {shown}, not {planned(o)}: {o.message}"
     return 1
 

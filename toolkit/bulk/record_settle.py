@@ -6,8 +6,9 @@ carried out when a field it changed no longer holds its old value, and not when 
 still does; a move is carried out when the campaign has the status it moves to.
 
 >>> from toolkit.bulk.outcomes import Outcome
->>> o = Outcome(0, "pause", "pause", "campaign", None, 7, None, None, "unknown", "HTTP 503",
-...             "Started")
+>>> o = Outcome(seq=0, step="pause", action="pause", target="campaign", list_type=None,
+...             campaign_id=7, item=None, bid=None, outcome="unknown", message="HTTP 503",
+...             previous="Started")
 >>> settle_records([o], {7: {"work_status": "Paused"}}), o.outcome
 (1, 'applied')
 """
@@ -20,6 +21,7 @@ from typing import Any
 from .. import spec
 from .calls import CAMPAIGN
 from .diff import same
+from .outcome_states import OutcomeState
 from .outcomes import Outcome
 from .plan_records import plain
 
@@ -45,12 +47,16 @@ def settle_records(outcomes: Iterable[Outcome], campaigns: Mapping[int, Mapping[
     (``campaigns``: id -> live fields); how many changed."""
     changed = 0
     for o in outcomes:
-        if o.outcome != "unknown" or not is_record_move(o) or o.campaign_id not in campaigns:
+        if (
+            o.outcome != OutcomeState.UNKNOWN
+            or not is_record_move(o)
+            or o.campaign_id not in campaigns
+        ):
             continue
         done = carried_out(o, campaigns[o.campaign_id])
         if done is None:
             continue
-        o.outcome = "applied" if done else "failed"
+        o.outcome = OutcomeState.APPLIED if done else OutcomeState.FAILED
         o.message = (
             f"{'carried out' if done else 'not carried out'} (settled by the read-back of the"
             f" campaign) after: {o.message}"

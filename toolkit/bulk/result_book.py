@@ -19,6 +19,7 @@ from ..frames.account import TABLES
 from ..frames.export import excel_cells, excel_ready
 from .call_kinds import ITEM_TABLES, TargetCalls, call_key, codes_of
 from .calls import CAMPAIGN, CPA_RULE, CREATIVE
+from .outcome_states import NOT_FINISHED, OutcomeState
 from .workbook_layout import SHEET_ROWS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,7 +31,14 @@ RESULT_SHEETS: tuple[str, ...] = TABLES
 Codes = Mapping[str, Mapping[str, str]]
 #: Outcomes from the worst to the best: when one row has several (a rename and a pause, a bid
 #: change's drop and add), the worst one is shown.
-SEVERITY: tuple[str, ...] = ("lost", "failed", "unknown", "restored", "already", "applied")
+SEVERITY: tuple[str, ...] = (
+    OutcomeState.LOST,
+    OutcomeState.FAILED,
+    OutcomeState.UNKNOWN,
+    OutcomeState.RESTORED,
+    OutcomeState.ALREADY,
+    OutcomeState.APPLIED,
+)
 
 
 def worst_of(pairs: Iterable[tuple[str, str | None]]) -> tuple[str, str | None]:
@@ -188,7 +196,7 @@ def result_html(result: ApplyResult, max_rows: int = 50) -> str:
             .reset_index()
         )
         parts.append(counts.to_html(index=False, escape=True))
-        bad = frame[frame["outcome"].isin(["failed", "lost", "restored", "unknown"])]
+        bad = frame[frame["outcome"].isin(NOT_FINISHED)]
         if len(bad):
             shown = bad[["action", "target", "campaign_id", "item", "bid", "outcome", "message"]]
             parts.append(f"<p>{len(bad)} item(s) not as planned:</p>")

@@ -16,19 +16,28 @@ import pandas as pd
 from .calls import Call
 from .edits import edits_of
 from .journal import Journal, open_journal
+from .outcome_states import OutcomeState
 from .outcomes import Outcome, change_states
 
+#: A change none of whose calls was sent (its run cut off before them).
+NOT_SENT = "not sent"
+#: The counts of the outcomes of a run's changes (named after the outcomes they count).
+APPLIED, FAILED, UNKNOWN = (
+    OutcomeState.APPLIED.value,
+    OutcomeState.FAILED.value,
+    OutcomeState.UNKNOWN.value,
+)
 #: The counts of :func:`count_changes`, in the order ``history`` shows them.
-COUNTS: tuple[str, ...] = ("changes", "applied", "failed", "unknown", "not sent")
+COUNTS: tuple[str, ...] = ("changes", APPLIED, FAILED, UNKNOWN, NOT_SENT)
 #: A change's outcome -> the count it adds to (``restored``: the old bid back, not applied).
 COUNTED_AS: dict[str, str] = {
-    "applied": "applied",
-    "already": "applied",
-    "failed": "failed",
-    "lost": "failed",
-    "restored": "failed",
-    "unknown": "unknown",
-    "not sent": "not sent",
+    OutcomeState.APPLIED: APPLIED,
+    OutcomeState.ALREADY: APPLIED,
+    OutcomeState.FAILED: FAILED,
+    OutcomeState.LOST: FAILED,
+    OutcomeState.RESTORED: FAILED,
+    OutcomeState.UNKNOWN: UNKNOWN,
+    NOT_SENT: NOT_SENT,
 }
 
 
@@ -55,16 +64,16 @@ def _outcome(row: Any) -> Outcome:
         return None if v is None or (isinstance(v, float) and pd.isna(v)) else v
 
     return Outcome(
-        int(row.seq),
-        str(row.step),
-        str(row.action),
-        str(row.target),
-        value("list_type"),
-        int(row.campaign_id),
-        value("item"),
-        value("bid"),
-        str(row.outcome),
-        value("message"),
+        seq=int(row.seq),
+        step=str(row.step),
+        action=str(row.action),
+        target=str(row.target),
+        list_type=value("list_type"),
+        campaign_id=int(row.campaign_id),
+        item=value("item"),
+        bid=value("bid"),
+        outcome=str(row.outcome),
+        message=value("message"),
     )
 
 
@@ -78,8 +87,8 @@ def count_changes(journal: Journal, run_id: str) -> dict[str, int]:
     outcomes = [_outcome(r) for r in frame.itertuples(index=False)]
     counts = dict.fromkeys(COUNTS, 0)
     counts["changes"] = len(changes)
-    for state in change_states(changes, outcomes, missing="not sent"):
-        counts[COUNTED_AS.get(state, "unknown")] += 1
+    for state in change_states(changes, outcomes, missing=NOT_SENT):
+        counts[COUNTED_AS.get(state, UNKNOWN)] += 1
     return counts
 
 
@@ -94,7 +103,7 @@ def history(journal: Journal | str | os.PathLike[str] | None = None) -> pd.DataF
     """
     opened = open_journal(journal)
     runs = opened.runs()
-    runs = runs.rename(columns={c: f"items_{c}" for c in ("applied", "failed", "unknown")})
+    runs = runs.rename(columns={c: f"items_{c}" for c in (APPLIED, FAILED, UNKNOWN)})
     counts = [count_changes(opened, str(r)) for r in runs["run_id"]]
     at = list(runs.columns).index("items_applied")
     for offset, name in enumerate(COUNTS):

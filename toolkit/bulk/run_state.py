@@ -31,6 +31,7 @@ from .. import spec
 from .call_kinds import ITEM_TABLES, item_kind
 from .calls import CAMPAIGN, CPA_RULE, CREATIVE
 from .diff import ABSENT
+from .outcome_states import OutcomeState
 from .read_back import LiveState, live_state, same_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -179,7 +180,7 @@ def finished_by_the_run(states: RunStates, outcomes: pd.DataFrame) -> RunStates:
         key = (str(row.target), list_type, int(row.campaign_id), str(row.item))
         last = "drop" if states.after.get(key, ABSENT) is ABSENT else "add"
         if key in states.between and row.action == last:  # the call that ends the change
-            done[key] = row.outcome in ("applied", "already")
+            done[key] = row.outcome in (OutcomeState.APPLIED, OutcomeState.ALREADY)
     for key, finished in done.items():
         if finished:
             states.between[key] = [states.after[key]]

@@ -85,7 +85,8 @@ def undo_plan(
     desired, bases = way_tables(states, live, back=True)
     plan = make_plan(client, desired, base=bases, live=live, prefer=prefer, allow=GUARDS)
     plan.purpose = "undo"
-    cpa = [c for c in cpa if call_kind(c.target).prepare_undo(client, c)]
+    ready = [call_kind(c.target).prepare_undo(client, c) for c in cpa]
+    cpa = [c for c in ready if c is not None]
     rank = {s: i for i, s in enumerate(STEPS)}
     plan.calls[:] = sorted([*plan.calls, *cpa], key=lambda c: rank[c.step])
     return plan

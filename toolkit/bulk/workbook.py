@@ -44,6 +44,7 @@ from ..frames.schemas import REF_SCHEMAS, SCHEMAS, frame
 from . import workbook_layout as layout
 from .relative_bids import BID_COLUMNS, BidCell, split_cells
 from .workbook_checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
+from .workbook_digest import DIGESTS_KEY, edited, parse_digests, shown, unchanged
 from .workbook_export import export_workbook
 from .workbook_file import cells_of
 from .workbook_forms import excel_percentages, workbook_forms
@@ -145,50 +146,86 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
         meta = _read_meta(book) if META_SHEET in book.names else {}
         sheets = map_sheets(book.names, meta, book.header)
         problems += sheets.problems
+        digests = parse_digests(meta.get(DIGESTS_KEY, ""))
         book.prefetch(
-            [REFS_SHEET, *(s for p in sheets.bases.values() for s in p)]
+            [REFS_SHEET, *(s for t, p in sheets.bases.items() if t not in digests for s in p)]
             + [s for p in sheets.tables.values() for s in p]
         )
         refs = _read_refs(book) if REFS_SHEET in book.names else {}
-        base = {
-            table: _finish(
-                table, _parse_parts(book, parts, SHEETS[table], problems, covered, True).df
-            )
-            for table, parts in sheets.bases.items()
-        }
+        parsed, clean = _parse_tables(book, sheets, problems, covered)
+        base = _read_bases(book, sheets, parsed, clean, digests, problems, covered)
         ctx = Context(base=base, refs=refs)
         if "campaigns" in base:
             ctx.campaign_ids = frozenset(int(i) for i in base["campaigns"]["id"].dropna())
             ctx.formats = _formats_of(base["campaigns"])
         forms: list[BidCell] = []
-        desired = _read_tables(book, sheets, ctx, problems, covered, forms)
+        desired = _read_tables(sheets, parsed, ctx, problems, forms)
     if problems:
-        shown = [
+        reported = [
             p
             for p in problems
             if _is_structural(p) or p.row is None or (p.sheet, p.row, p.column) not in covered
         ]
-        raise WorkbookError(_sorted(shown), str(path))
-    desired = {t: _finish(t, df) for t, df in desired.items()}
+        raise WorkbookError(_sorted(reported), str(path))
+    desired = {t: shown(t, df) for t, df in desired.items()}
     missing = {t for t in TABLES if t not in desired}
     return WorkbookTables(
         desired, base, missing, Path(path), refs, meta, sheets.ignored, _sheet_names(sheets), forms
     )
 
 
-def _read_tables(
+def _parse_tables(
     book: Book,
     sheets: SheetMap,
-    ctx: Context,
     problems: list[WorkbookProblem],
     covered: set[tuple[str, int | None, str | None]],
+) -> tuple[dict[str, _Parsed], set[str]]:
+    """The table sheets read and converted, and the tables read without a problem."""
+    parsed: dict[str, _Parsed] = {}
+    clean: set[str] = set()
+    for table, parts in sheets.tables.items():
+        before = len(problems)
+        parsed[table] = _parse_parts(book, parts, SHEETS[table], problems, covered)
+        clean |= {table} if len(problems) == before else set()
+    return parsed, clean
+
+
+def _read_bases(
+    book: Book,
+    sheets: SheetMap,
+    parsed: dict[str, _Parsed],
+    clean: set[str],
+    digests: dict[str, str],
+    problems: list[WorkbookProblem],
+    covered: set[tuple[str, int | None, str | None]],
+) -> dict[str, pd.DataFrame]:
+    """The exported state: a table sheet's rows when they have the digest of the export (its
+    ``_base_`` sheets are then not parsed), else its ``_base_`` sheets (:mod:`.workbook_digest`)."""
+    base = {t: unchanged(t, parsed[t].df, digests) for t in sheets.bases if t in clean}
+    unread = [t for t in sheets.bases if base.get(t) is None]
+    book.prefetch([s for t in unread for s in sheets.bases[t]])
+    for table in unread:
+        parts = sheets.bases[table]
+        before = len(problems)
+        read = _parse_parts(book, parts, SHEETS[table], problems, covered, True)
+        base[table] = shown(table, read.df)
+        if len(problems) == before:  # a base sheet edited into other valid rows
+            problems += edited(table, parts[0], base[table], digests)
+    return {t: df for t in sheets.bases if (df := base[t]) is not None}
+
+
+def _read_tables(
+    sheets: SheetMap,
+    parsed_tables: dict[str, _Parsed],
+    ctx: Context,
+    problems: list[WorkbookProblem],
     forms: list[BidCell],
 ) -> dict[str, pd.DataFrame]:
     """The edited tables, normalised and checked (their problems added to ``problems``);
     the relative bids written (``+10%``, ``min``) added to ``forms``."""
     desired: dict[str, pd.DataFrame] = {}
     for table, parts in sheets.tables.items():
-        parsed = _parse_parts(book, parts, SHEETS[table], problems, covered)
+        parsed = parsed_tables[table]
         _normalise(table, parsed, ctx)
         if table in BID_COLUMNS:
             cells, found = workbook_forms(table, parsed.df, parsed.rows, parsed.raw, ctx, parts)
@@ -503,12 +540,6 @@ def _formats_of(campaigns: pd.DataFrame) -> dict[int, str]:
     ids = campaigns.loc[ok, "id"].astype(int)
     fmts = campaigns.loc[ok, "ad_format"].astype(str)
     return {int(i): f for i, f in zip(ids, fmts, strict=True) if f in spec.FORMATS}
-
-
-def _finish(table: str, df: pd.DataFrame) -> pd.DataFrame:
-    """The table with its shown columns, each of its declared dtype."""
-    columns = list(COLUMNS[table])
-    return frame(table, {c: df[c] for c in columns})[columns]
 
 
 def _read_meta(book: Book) -> dict[str, str]:

@@ -25,6 +25,7 @@ from ..frames.cells import escape_formula
 from ..frames.schemas import REF_SCHEMAS, SCHEMA_VERSION
 from . import workbook_layout as layout
 from .workbook_account import ACCOUNT_KEY, exported_account
+from .workbook_digest import DIGESTS_KEY, export_digests
 from .workbook_layout import (
     BASE_PREFIX,
     COLUMNS,
@@ -207,7 +208,7 @@ def _skeleton(
     _lists_sheet(wb.create_sheet(LISTS_SHEET), lists)
     _refs_sheet(wb.create_sheet(REFS_SHEET), account.refs)
     info = _meta(account, tables)
-    _meta_sheet(wb.create_sheet(META_SHEET), info)
+    _meta_sheet(wb.create_sheet(META_SHEET), [*info, (DIGESTS_KEY, export_digests(tables))])
     _readme(readme, info)
     styles.close()
     wb.active = 0

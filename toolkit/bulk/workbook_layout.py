@@ -44,8 +44,9 @@ REFS_COLUMNS: tuple[str, ...] = ("type", "ad_format", "id", "code", "name")
 ROW_LIMIT = 1_048_576
 #: Data rows written per sheet; a longer table continues on ``<table> (2)``, ``(3)``, ...
 SHEET_ROWS = 1_000_000
-#: Highest bid (USD) a workbook may hold: a bid above it is taken for a typo.
-MAX_BID = 1_000.0
+#: Highest bid (USD) a workbook may hold: a bid above it is taken for a typo (the interface's
+#: bound, :data:`toolkit.spec.MAX_BID`).
+MAX_BID = spec.MAX_BID
 
 #: Number formats.
 MONEY_FORMAT = "0.0000##"

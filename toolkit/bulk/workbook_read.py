@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from ..errors import WorkbookError, WorkbookProblem
 from ..frames.cells import unescape_arrow
 from ..frames.schemas import FLOAT, INT, STRING, TIME
+from ..text import single_spaced
 from ..xlsx.archive import check_file
 from ..xlsx.guard import SheetGuard
 from ..xlsx.parts import sheet_parts
@@ -73,7 +74,7 @@ class Book:
         except WorkbookError:
             raise
         except Exception as exc:  # the readers raise many kinds; each is a damaged file
-            text = " ".join(str(exc).split())[:200] or type(exc).__name__
+            text = single_spaced(exc)[:200] or type(exc).__name__
             problem = WorkbookProblem(sheet or "", None, None, None, f"cannot be read: {text}")
             raise WorkbookError([problem], str(self.path)) from exc
 

@@ -4,24 +4,35 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import spec
 from ..errors import ToolkitError
 from .answers import check_answer, check_batch_ids
 from .results import NOT_FOUND_PREFIXES, BatchResult, single_error
-from .transport import Request, encode_query
+from .transport import Request, TransportLike, encode_query
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .client import Client
+__all__ = ["NOT_FOUND_PREFIXES", "Owner", "Resource", "chunk_items", "single_error"]
 
-__all__ = ["NOT_FOUND_PREFIXES", "Resource", "chunk_items", "single_error"]
+
+class Owner(Protocol):
+    """What a resource needs of the client that holds it (:class:`toolkit.client.Client`):
+    its transport, its options (``max_batch_campaigns``, ...) and the campaigns' formats it
+    has seen. A protocol, so that the resources need not import the client that imports
+    them."""
+
+    transport: TransportLike
+    options: Any
+
+    def remember_format(self, item: dict[str, Any]) -> None: ...
+
+    def known_format(self, campaign_id: int) -> str | None: ...
 
 
 class Resource:
     """A group of operations; holds the client and builds requests for its transport."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Owner) -> None:
         self._client = client
 
     def _call(

@@ -64,9 +64,9 @@ from ..bulk.guards import (
 )
 from ..bulk.journal import service_of
 from ..bulk.plan import Plan, account_of, make_plan, read_live
-from ..bulk.workbook_layout import MAX_BID
 from ..errors import RuleProblem, RulesError
 from ..frames import Account
+from ..spec import MAX_BID
 from ..stats.schema import COUNTRY
 from .changes import PLANNED, list_name, reasons, with_outcomes
 from .decide import (
@@ -438,7 +438,8 @@ def _upsert(df: pd.DataFrame, key: str, bids: Mapping[tuple[int, str], float]) -
     df = df.copy()
     pairs = list(zip(df["campaign_id"].astype(int), df[key].astype(str), strict=True))
     df["bid"] = [bids.get(p, b) for p, b in zip(pairs, df["bid"], strict=True)]
-    new = [(c, k, b) for (c, k), b in bids.items() if (c, k) not in set(pairs)]
+    there = set(pairs)  # built once, not once per bid
+    new = [(c, k, b) for (c, k), b in bids.items() if (c, k) not in there]
     if not new:
         return df
     extra = pd.DataFrame(new, columns=["campaign_id", key, "bid"])

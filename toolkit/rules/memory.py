@@ -45,14 +45,15 @@ import pandas as pd
 
 from ..bulk.calls import CAMPAIGN
 from ..bulk.journal import Journal, default_path
+from ..bulk.outcome_states import OutcomeState
 from ..bulk.provenance import Provenance
 from .decide import ALREADY
 from .model import Rule
 
 #: Outcomes of an item that make its step count (``unknown``: it may have landed).
-COUNTED: tuple[str, ...] = ("applied", "already", "unknown")
+COUNTED: tuple[str, ...] = (OutcomeState.APPLIED, OutcomeState.ALREADY, OutcomeState.UNKNOWN)
 #: Outcomes of an item in an undo run that put it back.
-RESTORED: tuple[str, ...] = ("applied", "already")
+RESTORED: tuple[str, ...] = (OutcomeState.APPLIED, OutcomeState.ALREADY)
 
 Item = tuple[str, int, str, str]  # rule, campaign_id, level, key
 

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..text import single_spaced
+
 #: Common names that ISO 3166 spells otherwise (``Russian Federation``...).
 ALIASES: dict[str, str] = {
     "russia": "RU",
@@ -182,7 +184,7 @@ def _country_candidates(text: str) -> tuple[str, ...]:
     each; none when nothing fits)."""
     import pycountry
 
-    key = " ".join(str(text).split())
+    key = single_spaced(text)
     if key.upper() in _country_codes():
         return (key.upper(),)
     for spelling in dict.fromkeys((key, key.replace(".", ""))):
@@ -204,7 +206,7 @@ def _language_candidates(text: str) -> tuple[str, ...]:
     """The ISO 639-1 codes ``text`` may mean (see :func:`_country_candidates`)."""
     import pycountry
 
-    key = " ".join(str(text).split())
+    key = single_spaced(text)
     low = key.lower()
     if low in _language_codes():
         return (low,)

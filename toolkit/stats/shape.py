@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StatsError, StatsNote, StatsProblem
-from . import campaigns, grouped, totals
+from . import campaigns, grouped, totals, values_sql
 from .layouts import REQUIRED, norm, resolve
 from .schema import LEVELS, METRICS
 
@@ -203,7 +203,9 @@ def prepare_view(
     if missing:
         raise StatsError(missing, where)
     if not group:
-        skipped = _blank_view(con, "kept", source, headers, totals.totals_sql(*_roles(mapping)))
+        typed = _typed_columns(con, source)
+        reason = totals.totals_sql(*_roles(mapping), typed)
+        skipped = _blank_view(con, "kept", source, headers, reason)
         source = "kept"
     cells = {h: _q(h) for h in headers}
     found = _campaign(mapping)
@@ -224,6 +226,18 @@ def prepare_view(
     order = " ORDER BY __line" if joined else ""
     con.execute(f"CREATE TEMP VIEW raw AS SELECT {select} FROM {source}{order}")
     return mapping, skipped
+
+
+def _typed_columns(con: Any, source: str) -> set[str]:
+    """The columns of ``source`` that DuckDB reads as other than text (a Parquet file's
+    numbers and dates; a CSV's columns are all text)."""
+    rows = con.execute(f"DESCRIBE {source}").fetchall()
+    dated = ("DATE", "TIMESTAMP", "TIME")
+    return {
+        str(h)
+        for h, t, *_ in rows
+        if values_sql.NUMERIC_TYPES.match(str(t)) or str(t).upper().startswith(dated)
+    }
 
 
 def _blank_view(con: Any, name: str, source: str, headers: list[str], reason: str) -> Skipped:

@@ -15,7 +15,7 @@ date cells are all empty while it holds numbers (the sums).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,10 +55,18 @@ def _cell(header: str) -> str:
     return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
 
 
-def totals_sql(labels: Sequence[str], keys: Sequence[str], metrics: Sequence[str]) -> str:
-    """SQL giving a totals row's reason (NULL for any other row), as :func:`totals_rows`."""
+def totals_sql(
+    labels: Sequence[str],
+    keys: Sequence[str],
+    metrics: Sequence[str],
+    typed: Collection[str] = (),
+) -> str:
+    """SQL giving a totals row's reason (NULL for any other row), as :func:`totals_rows`;
+    ``typed``: the columns that hold numbers or dates (a Parquet file's), never a label."""
     cases = []
     for h in labels:
+        if h in typed:  # a number or a date is never "Total": no pattern to try on it
+            continue
         cell = _cell(h)
         quoted = h.replace("'", "''")
         cases.append(

@@ -24,6 +24,7 @@ from ..bulk.outcomes import ApplyResult
 from ..bulk.plan import Plan, make_plan
 from ..bulk.undo import undo
 from ..errors import PlanRefused
+from ..text import single_spaced
 from .picker import CampaignPicker
 from .runs import item_count, last_run, undo_run
 from .session import Session
@@ -37,8 +38,7 @@ SHOWN_OUTCOMES = 200
 
 def one_line(exc: BaseException) -> str:
     """An exception as one line: its class when the message says nothing more."""
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
+    return single_spaced(exc) or type(exc).__name__
 
 
 def button(description: str, tooltip: str, css: str | None = None, style: str = "") -> w.Button:
