@@ -384,3 +384,22 @@ def test_the_smallest_bid_step_is_a_change_and_float_noise_is_not(client):
     noisy = tables["countries"].copy()
     noisy["bid"] = noisy["bid"].astype(float) * (1 + 1e-13) + 1e-13
     assert len(make_plan(client, {"countries": noisy}, base=tables, live=account)) == 0
+
+
+@pytest.mark.parametrize("table", ["countries", "bid_rules"])
+def test_a_row_without_a_bid_is_refused_naming_it(client, table):
+    account, tables = snapshot(client)
+    rows = tables[table]
+    if rows.empty:
+        pytest.skip(f"the sandbox account has no {table}")
+    new = rows.iloc[[0]].copy()
+    key = "country" if table == "countries" else "item"
+    new[key] = "FR" if table == "countries" else "beadfeed00"
+    new["bid"] = None
+    desired = pd.concat([rows, new], ignore_index=True)
+    cid = int(new["campaign_id"].iloc[0])
+    with pytest.raises(toolkit.errors.ValidationError) as info:
+        make_plan(client, {table: desired}, base=tables, live=account)
+    said = str(info.value)
+    assert said.startswith(f"{table}: the row of campaign_id {cid}, {key} ")
+    assert "has no bid (1 row without one)" in said

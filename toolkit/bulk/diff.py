@@ -29,6 +29,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import ValidationError
+
 ABSENT: Any = object()  # marks a key that is not in a table
 
 
@@ -75,6 +77,31 @@ def as_map(
 def _plain(series: pd.Series) -> list[Any]:
     """Python values (never numpy scalars), missing ones as None."""
     return series.astype(object).where(series.notna(), None).tolist()
+
+
+def valued(name: str, desired: pd.DataFrame, key: Sequence[str], value: str | None) -> pd.DataFrame:
+    """``desired`` as it is, once every row of a table with a value (a bid) has one: a row
+    without is a :class:`~toolkit.errors.ValidationError` naming the table, the row and its
+    key (the planner would otherwise send an item with no bid).
+
+    >>> rows = pd.DataFrame({"campaign_id": [7, 7], "country": ["US", "FR"],
+    ...                      "bid": [0.5, None]})
+    >>> valued("countries", rows, ("campaign_id", "country"), "bid")
+    Traceback (most recent call last):
+    ...
+    toolkit.errors.ValidationError: countries: the row of campaign_id 7, country FR has no \
+bid (1 row without one); give every row a bid, or leave the row out to drop it
+    """
+    if value is None or value not in desired or not desired[value].isna().any():
+        return desired
+    missing = desired[value].isna().to_numpy()
+    row = desired.iloc[int(np.flatnonzero(missing)[0])]
+    where = ", ".join(f"{k} {row[k]}" for k in key if k in desired)
+    raise ValidationError(
+        f"{name}: the row of {where} has no {value} ({int(missing.sum())} row"
+        f"{'' if missing.sum() == 1 else 's'} without one); give every row a {value}, or leave"
+        " the row out to drop it"
+    )
 
 
 def same(a: Any, b: Any) -> bool:

@@ -401,11 +401,11 @@ def _diff_items(
     """The item tables diffed three ways, their changes turned into calls; the conflicts."""
     conflicts: list[tuple[str, Conflict]] = []
     for name, (key, value) in ITEM_TABLES.items():
-        desired = tables.get(name)
-        if desired is None:
+        if (desired := tables.get(name)) is None:
             continue
         b = None if base is None else base.get(name)
         b = desired.iloc[:0] if base is not None and b is None else b
+        desired = diff.valued(name, desired, key, value)  # no row without its bid
         changes, found = diff.table_changes(desired, b, live[name], key, value, prefer)
         conflicts += [(name, c) for c in found]
         builder.items(name, changes)
