@@ -139,12 +139,13 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def runtime_graph(all_edges: list[Edge]) -> dict[str, set[str]]:
-    """Imports that run (module level and inside functions), between modules; a package's
-    ``__init__`` importing its own submodules (to export them) is the package's face, not
-    a dependency of those submodules on it."""
+    """Every import between modules: at module level, inside functions and under
+    ``TYPE_CHECKING`` (a type checker follows those, and a cycle through them is a cycle of
+    the design); a package's ``__init__`` importing its own submodules (to export them) is
+    the package's face, not a dependency of those submodules on it."""
     graph: dict[str, set[str]] = {}
     for e in all_edges:
-        if e.typing_only or e.source.startswith(e.target + "."):
+        if e.source.startswith(e.target + "."):
             continue
         graph.setdefault(e.source, set()).add(e.target)
     return graph
@@ -185,6 +186,13 @@ def test_the_import_graph_sees_local_and_relative_imports():
     found = {(e.source, e.target) for e in edges()}
     assert ("toolkit.client.client", "toolkit.sandbox") in found  # a local import
     assert ("toolkit.bulk.plan", "toolkit.spec") in found  # from .. import spec
+
+
+def test_a_cycle_through_a_type_checking_import_counts():
+    planted = [Edge("a", "b", 1, False, False), Edge("b", "a", 2, False, True)]
+    assert find_cycle(runtime_graph(planted)) == ["a", "b", "a"]
+    face = [Edge("p", "p.m", 1, False, False), Edge("p.m", "p", 2, False, False)]
+    assert find_cycle(runtime_graph(face)) is None  # a package exporting its submodule
 
 
 def test_no_import_cycle_in_the_package():

@@ -16,6 +16,7 @@ from ..errors import ApiError, ToolkitError, TransportError
 from . import result_book
 from .call_kinds import Session, call_kind, is_valued, item_kind
 from .calls import Call
+from .faces import PlanLike as Plan
 from .journal import PENDING, Journal, open_journal
 from .outcome_states import OutcomeState
 from .outcomes import ApplyResult, Outcome
@@ -26,7 +27,6 @@ __all__ = ["ReadBack", "apply_plan", "read_back", "verify_outcomes", "write_resu
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import BatchResult, Client
-    from .plan import Plan
 
 ALREADY = {"add": "already_exists", "drop": "not_exists"}
 #: HTTP statuses of an answer to a write that may have been carried out all the same (the

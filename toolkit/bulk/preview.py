@@ -20,16 +20,14 @@ import html
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
 from .call_kinds import is_valued
 from .calls import CPA_RULE, STEPS, Call, call_title
 from .edits import Edit, edits_of, is_present, money, shown, verb
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .plan import Plan
+from .faces import PlanLike as Plan
 
 #: Columns of :func:`change_frame`.
 CHANGE_COLUMNS: tuple[str, ...] = (

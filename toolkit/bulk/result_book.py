@@ -11,7 +11,7 @@ import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -19,11 +19,10 @@ from ..frames.account import TABLES
 from ..frames.export import excel_cells, excel_ready
 from .call_kinds import ITEM_TABLES, TargetCalls, call_key, codes_of
 from .calls import CAMPAIGN, CPA_RULE, CREATIVE
+from .faces import OutcomeLike as Outcome
+from .faces import ResultLike as ApplyResult
 from .outcome_states import NOT_FINISHED, OutcomeState
 from .workbook_layout import SHEET_ROWS
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .outcomes import ApplyResult, Outcome
 
 #: The sheets of the result workbook that mirror an edited table: the account's tables.
 RESULT_SHEETS: tuple[str, ...] = TABLES

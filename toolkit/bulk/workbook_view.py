@@ -14,14 +14,11 @@
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..frames.account import TABLES
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .workbook import WorkbookTables
+from .faces import TablesLike as WorkbookTables
 
 
 def tables_frame(tables: WorkbookTables) -> pd.DataFrame:
