@@ -267,17 +267,7 @@ def _codes(
 ) -> np.ndarray:
     """One integer per row of desired then base: equal integers for equal tuples of values
     (missing equal to missing), :func:`pandas.factorize` over both sides at once."""
-    out = start
-    for d, b in pairs:
-        codes, width = _factorize([d, b])
-        if out is None:
-            out = codes
-            continue
-        if int(out.max()) >= (2**62) // width:
-            out = pd.factorize(out)[0].astype(np.int64)
-        out = out * width + codes
-    assert out is not None
-    return out
+    return _joint_codes([(d, b) for d, b in pairs], start)
 
 
 # --------------------------------------------------------------------------- three-way, vectorised
@@ -414,10 +404,12 @@ def _side(df: pd.DataFrame | None, key: Sequence[str], value: str | None) -> Any
     return df if floats else False
 
 
-def _joint_codes(pairs: Sequence[Sequence[pd.Series]]) -> np.ndarray:
+def _joint_codes(
+    pairs: Sequence[Sequence[pd.Series]], start: np.ndarray | None = None
+) -> np.ndarray:
     """One integer per row of the sides one after the other: equal for equal keys, as a
-    dict of Python values tells them (missing equal to missing)."""
-    out: np.ndarray | None = None
+    dict of Python values tells them (missing equal to missing); ``start``: codes to extend."""
+    out = start
     for parts in pairs:
         codes, width = _factorize(parts)
         if out is None:
