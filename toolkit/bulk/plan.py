@@ -31,6 +31,7 @@ from ..errors import (
     TransportError,
 )
 from ..frames import Account, load_account
+from ..frames.account import CAMPAIGN_COLUMN
 from ..text import single_spaced
 from . import diff, preview
 from .apply import apply_plan
@@ -383,10 +384,7 @@ def _live_tables(live: Account, scope: set[int] | None) -> dict[str, pd.DataFram
     """The live tables (only the campaigns ``scope`` when narrowed), targets normalised."""
     tables = {name: live.table(name) for name in LIVE_TABLES}
     if scope is not None:
-        tables = {
-            name: only(df, scope, "id" if name == "campaigns" else "campaign_id")
-            for name, df in tables.items()
-        }
+        tables = {name: only(df, scope, CAMPAIGN_COLUMN[name]) for name, df in tables.items()}
     tables["targets"] = _normalise_targets(tables["targets"])
     return tables
 
@@ -505,8 +503,7 @@ def _scope(tables: Mapping[str, pd.DataFrame], base: Mapping[str, pd.DataFrame] 
         for name, df in source.items():
             if df is None or df.empty:
                 continue
-            column = "id" if name == "campaigns" else "campaign_id"
-            if column in df:
+            if (column := CAMPAIGN_COLUMN.get(name, "campaign_id")) in df:
                 ids.update(int(v) for v in df[column].dropna())
     return ids
 

@@ -24,15 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..frames.account import CAMPAIGN_COLUMN
 from .call_kinds import ITEM_TABLES
 from .diff import changed_rows
 from .plan_records import record_fields
 
 # Record tables diffed field by field: the column naming the record's campaign.
 RECORD_TABLES: dict[str, str] = {
-    "campaigns": "id",
-    "cpa_rules": "campaign_id",
-    "creatives": "campaign_id",
+    name: CAMPAIGN_COLUMN[name] for name in ("campaigns", "cpa_rules", "creatives")
 }
 
 

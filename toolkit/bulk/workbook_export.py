@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import spec
-from ..frames.account import TABLES, Account
+from ..frames.account import CAMPAIGN_COLUMN, TABLES, Account
 from ..frames.cells import escape_formula
 from ..frames.schemas import REF_SCHEMAS, SCHEMA_VERSION
 from . import workbook_layout as layout
@@ -111,8 +111,7 @@ def _account(source: Any, campaign_ids: list[int] | None) -> Account:
 def _restrict(name: str, df: pd.DataFrame, ids: list[int] | None) -> pd.DataFrame:
     if ids is None:
         return df.reset_index(drop=True)
-    col = "id" if name == "campaigns" else "campaign_id"
-    return df[df[col].isin(ids)].reset_index(drop=True)
+    return df[df[CAMPAIGN_COLUMN[name]].isin(ids)].reset_index(drop=True)
 
 
 def _kind(dtype: Any) -> str:

@@ -40,6 +40,8 @@ TABLES: tuple[str, ...] = (
     "cpa_rules",
     "creatives",
 )
+#: The column of each table that names a row's campaign: ``id`` for the campaigns themselves.
+CAMPAIGN_COLUMN: dict[str, str] = {t: "id" if t == "campaigns" else "campaign_id" for t in TABLES}
 #: Tables that only a ``mode=full`` load fills.
 FULL_TABLES: tuple[str, ...] = ("countries", "targets", "lists")
 MANIFEST = "manifest.json"
@@ -313,4 +315,4 @@ class Account:
         )
 
 
-__all__ = ["FULL_TABLES", "TABLES", "Account", "SnapshotError"]
+__all__ = ["CAMPAIGN_COLUMN", "FULL_TABLES", "TABLES", "Account", "SnapshotError"]

@@ -19,6 +19,7 @@ from ..bulk.journal import Journal
 from ..client import Client
 from ..errors import ToolkitError
 from ..frames import TABLES, Account, load_account
+from ..frames.account import CAMPAIGN_COLUMN
 
 
 class ProgressJournal(Journal):
@@ -112,7 +113,7 @@ def splice(account: Account, fresh: Account, ids: Sequence[int]) -> Account:
         return account
     tables: dict[str, pd.DataFrame] = {}
     for name in TABLES:
-        column = "id" if name == "campaigns" else "campaign_id"
+        column = CAMPAIGN_COLUMN[name]
         old = account.table(name)
         kept = old[~old[column].isin(ids)]
         new = fresh.table(name)
