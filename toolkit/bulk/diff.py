@@ -203,8 +203,8 @@ def _marks(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The rows whose key and values are not on the other side, or whose key is repeated."""
     n_d = len(pairs[0][0])
-    keys = _codes(pairs[:n_key])
-    rows = _codes(pairs[n_key:], keys)
+    keys = _joint_codes(pairs[:n_key])  # equal for equal keys, desired then base
+    rows = _joint_codes(pairs[n_key:], keys)
     d_rows, b_rows = pd.Series(rows[:n_d]), pd.Series(rows[n_d:])
     marked_d = ~d_rows.isin(b_rows).to_numpy()
     marked_b = ~b_rows.isin(d_rows).to_numpy()
@@ -260,14 +260,6 @@ def _column(df: pd.DataFrame, name: str) -> pd.Series:
     if name in df.columns:
         return df[name].reset_index(drop=True)
     return pd.Series([None] * len(df), dtype=object)
-
-
-def _codes(
-    pairs: Sequence[tuple[pd.Series, pd.Series]], start: np.ndarray | None = None
-) -> np.ndarray:
-    """One integer per row of desired then base: equal integers for equal tuples of values
-    (missing equal to missing), :func:`pandas.factorize` over both sides at once."""
-    return _joint_codes([(d, b) for d, b in pairs], start)
 
 
 # --------------------------------------------------------------------------- three-way, vectorised
