@@ -9,7 +9,13 @@ import openpyxl
 import pytest
 
 import toolkit
-from toolkit.bulk.actions import COLUMNS, TEMPLATES, plan_actions, write_template, write_templates
+from toolkit.bulk.workbook.actions import (
+    COLUMNS,
+    TEMPLATES,
+    plan_actions,
+    write_template,
+    write_templates,
+)
 from toolkit.errors import WorkbookError
 from toolkit.frames import load_account
 from toolkit.sandbox import Sandbox
@@ -37,7 +43,7 @@ def test_committed_templates_equal_what_write_templates_writes(tmp_path):
     for path in written:
         assert _cells(ROOT / "templates" / path.name) == _cells(path), (
             f"templates/{path.name} differs from write_templates(): regenerate it with "
-            "toolkit.bulk.actions.write_templates('templates')"
+            "toolkit.bulk.workbook.actions.write_templates('templates')"
         )
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import toolkit
-from toolkit.bulk.actions import plan_actions, write_template
-from toolkit.bulk.actions_relative import AppliedBefore
 from toolkit.bulk.relative_bids import ACCEPTED
 from toolkit.bulk.undo import undo
+from toolkit.bulk.workbook.actions import plan_actions, write_template
+from toolkit.bulk.workbook.actions_relative import AppliedBefore
 from toolkit.errors import WorkbookError
 from toolkit.sandbox import Sandbox
 

@@ -185,7 +185,7 @@ def test_the_import_graph_finds_a_planted_cycle():
 def test_the_import_graph_sees_local_and_relative_imports():
     found = {(e.source, e.target) for e in edges()}
     assert ("toolkit.client.client", "toolkit.sandbox") in found  # a local import
-    assert ("toolkit.bulk.plan", "toolkit.spec") in found  # from .. import spec
+    assert ("toolkit.bulk.plan_scope", "toolkit.spec") in found  # from .. import spec
 
 
 def test_a_cycle_through_a_type_checking_import_counts():
@@ -205,14 +205,95 @@ def test_every_module_has_a_layer_and_no_import_goes_up():
     assert table, "docs/architecture.md has no layer table"
     unplaced = [m for m in modules() if layer_of(m, table) is None]
     assert not unplaced, f"modules with no layer in docs/architecture.md: {unplaced}"
+    upward = imports_up(edges(), table)
+    assert not upward, "imports up the layers:\n" + "\n".join(upward)
+
+
+def imports_up(all_edges: list[Edge], table: dict[str, int]) -> list[str]:
+    """The imports of ``all_edges`` that go up the layers of ``table``."""
     upward = []
-    for e in edges():
+    for e in all_edges:
         src, dst = layer_of(e.source, table), layer_of(e.target, table)
         if e.target == "toolkit" or e.source.startswith(e.target + "."):
             continue
         if src is not None and dst is not None and dst > src:
             upward.append(f"{e.source}:{e.line} imports {e.target} (layer {src} -> {dst})")
-    assert not upward, "imports up the layers:\n" + "\n".join(upward)
+    return upward
+
+
+def test_the_workbook_sits_above_the_planner_which_reads_only_its_layout_and_account():
+    """``bulk/workbook/`` hands its tables to the planner and imports the rest of ``bulk/``;
+    of the workbook, the planner may import only ``layout`` and ``account``."""
+    table = layers()
+    room, core = "toolkit.bulk.workbook", "toolkit.bulk.plan"
+    assert layer_of(f"{room}.book", table) == layer_of(core, table) + 1  # type: ignore[operator]
+    assert layer_of("toolkit.rules", table) > layer_of(f"{room}.actions", table)  # type: ignore[operator]
+    planted = [Edge(core, f"{room}.{m}", 1, False, False) for m in ("layout", "account", "book")]
+    planted += [Edge(f"{room}.actions", core, 2, True, False)]
+    planted += [Edge(f"{room}.actions", "toolkit.rules.model", 3, False, False)]
+    assert imports_up(planted, table) == [
+        f"{core}:1 imports {room}.book (layer 5 -> 6)",
+        f"{room}.actions:3 imports toolkit.rules.model (layer 6 -> 7)",
+    ]
+
+
+#: The planner's steps, in the order ``make_plan`` takes them (docs/architecture.md): what
+#: the desired tables cover, what changes, the calls. No module of a step imports a module
+#: of another step (the data goes one way, through ``plan.py`` and the lower modules).
+PLANNER_STEPS: dict[str, frozenset[str]] = {
+    "scope": frozenset({"toolkit.bulk.plan_scope", "toolkit.bulk.changed_rows"}),
+    "diff": frozenset({"toolkit.bulk.plan_diff", "toolkit.bulk.diff"}),
+    "build": frozenset({"toolkit.bulk.plan_build", "toolkit.bulk.plan_records"}),
+}
+#: What two steps share, below every step: it imports none of them.
+PLANNER_SHARED = frozenset(
+    {"toolkit.bulk.diff_types", "toolkit.bulk.key_codes", "toolkit.bulk.record_fields"}
+)
+
+
+def step_crossings(all_edges: list[Edge], steps: dict[str, frozenset[str]]) -> list[str]:
+    """The imports from a module of one step to a module of another."""
+    step_of = {m: step for step, mods in steps.items() for m in mods}
+    return [
+        f"{e.source}:{e.line} ({step_of[e.source]}) imports {e.target} ({step_of[e.target]})"
+        for e in all_edges
+        if e.source in step_of and e.target in step_of and step_of[e.source] != step_of[e.target]
+    ]
+
+
+def steps_called(path: Path, function: str, steps: dict[str, frozenset[str]]) -> list[str]:
+    """The steps whose functions ``function`` of ``path`` calls, in the order of the lines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    mod = module_name(path)
+    step_of = {m: step for step, mods in steps.items() for m in mods}
+    names = {
+        alias.asname or alias.name: step_of[target]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for target in _resolve(mod, False, node, set(step_of))
+        for alias in node.names
+    }
+    body = next(n for n in ast.walk(tree) if getattr(n, "name", None) == function)
+    calls = sorted(
+        (n.lineno, names[n.func.id])
+        for n in ast.walk(body)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+    )
+    return [step for _, step in calls]
+
+
+def test_the_planner_steps_go_one_way():
+    known = modules()
+    assert all(m in known for mods in (*PLANNER_STEPS.values(), PLANNER_SHARED) for m in mods)
+    found = edges()
+    assert step_crossings(found, PLANNER_STEPS) == []
+    steps = frozenset().union(*PLANNER_STEPS.values())
+    assert [e for e in found if e.source in PLANNER_SHARED and e.target in steps] == []
+    planted = [Edge("toolkit.bulk.plan_diff", "toolkit.bulk.plan_scope", 1, False, False)]
+    assert step_crossings(planted, PLANNER_STEPS)  # the check sees a wrong-way import
+    order = steps_called(known["toolkit.bulk.plan"], "make_plan", PLANNER_STEPS)
+    assert order == sorted(order, key=list(PLANNER_STEPS).index), order
+    assert set(order) == set(PLANNER_STEPS), order
 
 
 def test_the_sandbox_never_imports_the_client_or_above():
@@ -263,11 +344,11 @@ KIND_NAMES_ALLOWED: dict[str, frozenset[str]] = {
     "toolkit/frames/schemas.py": frozenset({"country", "region", "category"}),
     "toolkit/frames/prices.py": frozenset({"country"}),
     "toolkit/bulk/call_kinds.py": frozenset({"country"}),
-    "toolkit/bulk/workbook.py": frozenset({"country"}),
-    "toolkit/bulk/workbook_checks.py": frozenset({"country"}),
-    "toolkit/bulk/workbook_layout.py": frozenset({"country"}),
-    "toolkit/bulk/actions.py": frozenset({"country"}),
-    "toolkit/bulk/actions_templates.py": frozenset({"*"}),  # example rows shown to users
+    "toolkit/bulk/workbook/book.py": frozenset({"country"}),
+    "toolkit/bulk/workbook/checks.py": frozenset({"country"}),
+    "toolkit/bulk/workbook/layout.py": frozenset({"country"}),
+    "toolkit/bulk/workbook/actions.py": frozenset({"country"}),
+    "toolkit/bulk/workbook/actions_templates.py": frozenset({"*"}),  # example rows shown to users
     "toolkit/cli.py": frozenset({"country"}),
 }
 

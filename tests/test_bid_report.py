@@ -13,8 +13,8 @@ import pytest
 
 import toolkit
 from toolkit import spec
-from toolkit.bulk.actions import plan_actions
 from toolkit.bulk.journal import Journal
+from toolkit.bulk.workbook.actions import plan_actions
 from toolkit.reports import zones
 from toolkit.reports.frame import contract_columns
 from toolkit.reports.units import price_unit

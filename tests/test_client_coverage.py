@@ -1,7 +1,7 @@
 """Every operation of the interface is reachable through some method of the client.
 
 Each client method is driven once against a sandbox of its own; the paths the sandbox then
-counted are compared with the paths of :data:`toolkit.spec.OPERATIONS` (aliases aside; the
+counted are compared with the paths of :func:`toolkit.spec.operations` (aliases aside; the
 source-list batches share the single-campaign path).
 """
 
@@ -148,7 +148,7 @@ def test_every_operation_is_reached_through_the_client(fresh_sandbox):
 
     seen = {key.split(" ")[1] for key, n in sb.stats().items() if key.endswith(" 200")}
     failed = {key for key in sb.stats() if not key.endswith(" 200")}
-    expected = {op.path for op in spec.OPERATIONS}
+    expected = {op.path for op in spec.operations()}
     assert not failed
     assert expected - seen == set(), "operations no client method reached"
     assert seen - expected == set(), "paths outside the interface"

@@ -107,7 +107,7 @@ def test_get_only_batches_ask_the_transport_for_url_room(recording):
     ids = [c["id"] for c in client.campaigns.list(status="approved")[:2]]
     result = client.campaigns.pause_batch(ids)  # sent by GET only: chunked by URL room
     assert sorted(result.succeeded + result.failed) == sorted(ids)
-    assert recording.room_asked == [spec.OPERATIONS_BY_NAME["campaign.pause_batch"].path]
+    assert recording.room_asked == [spec.operations_by_name()["campaign.pause_batch"].path]
     assert recording.operations() == ["campaign.list", "campaign.pause_batch"]
 
 

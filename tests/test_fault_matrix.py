@@ -52,6 +52,8 @@ import requests
 import toolkit
 from toolkit.bulk import Journal, make_plan, undo
 
+from .fast_clock import fast_gate
+
 WRITES = ("/api/campaign/add-", "/api/campaign/drop-")
 #: The reads of the read-back (writes are GETs too, so read faults name their paths).
 READS = ("/api/campaign/item", "/api/campaign/bid-rules", "/api/campaign/cpa-rules")
@@ -134,8 +136,12 @@ def service(tmp_path):
 
 
 def connect(sb: SandboxProcess, **options: Any):
+    """A client of ``sb`` whose adaptive gate runs on a :class:`~tests.fast_clock.FastClock`:
+    its pacing after the matrix's 429s is kept, its waits are skipped."""
     settings = {"retries": 3, "backoff": 0.02, "max_backoff": 0.5, **options}
-    return toolkit.connect(api_key=sb.key, base_url=sb.url, **settings)
+    client = toolkit.connect(api_key=sb.key, base_url=sb.url, **settings)
+    fast_gate(client)
+    return client
 
 
 # --------------------------------------------------------------------------- the edit

@@ -14,8 +14,8 @@ import pytest
 
 import toolkit
 from toolkit.bulk import Journal, make_plan
-from toolkit.bulk.actions import plan_actions, write_template
 from toolkit.bulk.plan import Plan
+from toolkit.bulk.workbook.actions import plan_actions, write_template
 from toolkit.errors import IncompleteReadError
 from toolkit.sandbox import Sandbox
 

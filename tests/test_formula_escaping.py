@@ -22,10 +22,10 @@ import pytest
 import yaml
 
 import toolkit
-from toolkit.bulk.actions import check_actions, read_actions, write_templates
 from toolkit.bulk.plan import make_plan
 from toolkit.bulk.result_book import write_result_workbook
 from toolkit.bulk.workbook import export_workbook, read_workbook
+from toolkit.bulk.workbook.actions import check_actions, read_actions, write_templates
 from toolkit.cli_rules import write_decisions
 from toolkit.errors import WorkbookError
 from toolkit.frames.cells import FORMULA_LEADS, read_table

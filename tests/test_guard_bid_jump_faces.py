@@ -18,8 +18,8 @@ import pytest
 import toolkit
 from toolkit import spec
 from toolkit.bulk import Journal
-from toolkit.bulk.actions import plan_actions, write_template
 from toolkit.bulk.edits import money
+from toolkit.bulk.workbook.actions import plan_actions, write_template
 from toolkit.errors import PlanRefused
 from toolkit.frames import load_account
 from toolkit.reports.proposals import minimum_prices

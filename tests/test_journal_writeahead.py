@@ -169,8 +169,9 @@ def test_a_client_killed_mid_apply_shows_unfinished_and_undo_restores_exactly(tm
         assert (run["calls"], run["sent"], run["answered"]) == (planned, sent, answered)
         shown = cli("history", "--journal", str(journal))
         assert shown.returncode == 0, shown.stderr
+        said = " ".join(shown.stdout.split())  # the sentence as read, wherever it wraps
         line = re.search(
-            r"Run (\S+) did not finish: (\d+) of (\d+) call\(s\) sent.*?of (\d+) ", shown.stdout
+            r"Run (\S+) did not finish: (\d+) of (\d+) call\(s\) sent.*?of (\d+) ", said
         )
         assert line, shown.stdout
         assert line.groups() == (run["run_id"], str(sent), str(planned), str(answered))

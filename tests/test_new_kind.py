@@ -19,7 +19,7 @@ import pytest
 
 import toolkit
 import toolkit.bulk  # noqa: F401 - loaded before the row is added, so nothing caches it
-import toolkit.bulk.workbook  # noqa: F401
+import toolkit.bulk.workbook.book  # noqa: F401
 import toolkit.frames  # noqa: F401
 from toolkit import spec
 from toolkit.frames.schemas import SCHEMAS
@@ -67,8 +67,8 @@ def client(sandbox_with_kind: Sandbox) -> Iterator[Any]:
 def test_the_row_names_its_paths_and_spellings(new_kind: spec.TargetKind) -> None:
     assert spec.target_kind("device_model") is new_kind
     assert spec.kind_of_column("device_model") is new_kind
-    assert spec.OPERATIONS_BY_PATH["/api/campaign/add-device-model-batch"].batch
-    assert "deviceModel" in spec.COUNT_FIELDS
+    assert spec.operations_by_path()["/api/campaign/add-device-model-batch"].batch
+    assert "deviceModel" in spec.count_fields()
     assert new_kind in spec.item_kinds()
 
 

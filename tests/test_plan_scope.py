@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import toolkit
 from toolkit.bulk import PlanRefused, make_plan
-from toolkit.bulk.diff import ABSENT, as_map, changed_rows, same, three_way
+from toolkit.bulk.changed_rows import changed_rows
+from toolkit.bulk.diff import ABSENT, as_map, same, three_way
 from toolkit.bulk.plan_scope import narrow, only
 from toolkit.bulk.workbook import export_workbook, read_workbook
 from toolkit.errors import IncompleteReadError

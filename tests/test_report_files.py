@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import toolkit
-from toolkit.bulk.actions import read_actions
-from toolkit.bulk.actions_templates import COLUMNS as ACTION_COLUMNS
+from toolkit.bulk.workbook.actions import read_actions
+from toolkit.bulk.workbook.actions_templates import COLUMNS as ACTION_COLUMNS
 from toolkit.frames.cells import unescape_formula
 from toolkit.reports import files, view
 from toolkit.reports.excel import BIDS_SHEET, SUMMARY_SHEET

@@ -135,7 +135,7 @@ def test_countries_named_any_way_the_tracker_writes_them_are_the_campaigns_codes
 def test_the_decisions_as_an_action_workbook_plan_the_same_changes(client, account, tmp_path):
     from openpyxl import load_workbook
 
-    from toolkit.bulk.actions import plan_actions
+    from toolkit.bulk.workbook.actions import plan_actions
     from toolkit.rules.actions import to_actions
 
     white = listed(account, BOTH, "subid_white")

@@ -34,7 +34,7 @@ def test_bids_for_rows_all_there_add_nothing():
 
 def test_the_highest_bid_is_the_interface_bound_everywhere():
     from toolkit import spec
-    from toolkit.bulk import workbook_layout
+    from toolkit.bulk.workbook import layout as workbook_layout
     from toolkit.rules import evaluate
 
     assert spec.MAX_BID == 1_000.0

@@ -226,7 +226,7 @@ def test_item_count_mode_counts_are_ints(api):
         "os": 2,
         "browser": 1,
     }
-    for name in spec.COUNT_FIELDS:
+    for name in spec.count_fields():
         assert type(item[name]) is int, (name, item[name])
     assert {k: item[k] for k in expected} == expected
     assert "countrySet" not in item and "category" not in item

@@ -1,6 +1,6 @@
 """A bounded fuzz of every operation of the interface with hostile parameter values.
 
-For each path of :data:`toolkit.spec.OPERATIONS` (aliases included) and each of its methods,
+For each path of :func:`toolkit.spec.operations` (aliases included) and each of its methods,
 hypothesis draws parameters among the names the handlers read, with hostile values (64-bit
 edges, numbers of thousands of digits, NaN and infinities, NUL bytes, lone surrogates, deep
 nesting, wrong types, real campaign ids so that requests reach the handlers) and sends them
@@ -163,7 +163,7 @@ def campaign_ids(fuzz_sandbox: Sandbox) -> list[int]:
 
 def _routes() -> list[Any]:
     out = []
-    for op in spec.OPERATIONS:
+    for op in spec.operations():
         for path in (op.path, *op.aliases):
             for method in op.methods:
                 out.append(pytest.param(path, method, id=f"{method} {path}"))

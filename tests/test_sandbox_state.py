@@ -17,8 +17,8 @@ import pytest
 
 import toolkit
 import toolkit.client.client as client_module
-from toolkit.bulk.actions import TEMPLATES, plan_actions, write_template
 from toolkit.bulk.journal import default_path
+from toolkit.bulk.workbook.actions import TEMPLATES, plan_actions, write_template
 from toolkit.cli import main
 from toolkit.datadir import ENV_DATA, data_dir, sandbox_state, user_data_dir
 from toolkit.errors import ConfigError, ToolkitError

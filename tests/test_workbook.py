@@ -24,7 +24,7 @@ from toolkit.bulk.workbook import (
     export_workbook,
     read_workbook,
 )
-from toolkit.bulk.workbook_layout import MONEY_FORMAT, SHEETS, TEXT_FORMAT
+from toolkit.bulk.workbook.layout import MONEY_FORMAT, SHEETS, TEXT_FORMAT
 from toolkit.errors import ToolkitError, WorkbookProblem
 from toolkit.frames import TABLES, Account, frame
 from toolkit.sandbox import Sandbox

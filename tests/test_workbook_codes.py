@@ -12,8 +12,8 @@ import pycountry
 import pytest
 
 import toolkit
-from toolkit.bulk.actions import check_actions, plan_actions, write_template
 from toolkit.bulk.workbook import export_workbook, read_workbook
+from toolkit.bulk.workbook.actions import check_actions, plan_actions, write_template
 from toolkit.errors import WorkbookError, WorkbookProblem
 from toolkit.frames import Account
 from toolkit.sandbox import Sandbox

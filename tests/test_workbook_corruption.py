@@ -16,8 +16,8 @@ import pytest
 
 import toolkit
 from toolkit.bulk import make_plan
-from toolkit.bulk.actions import is_action_workbook, plan_actions
 from toolkit.bulk.workbook import COLUMNS, export_workbook, read_workbook
+from toolkit.bulk.workbook.actions import is_action_workbook, plan_actions
 from toolkit.errors import WorkbookError
 from toolkit.sandbox import Sandbox
 from toolkit.xlsx.parts import sheet_parts

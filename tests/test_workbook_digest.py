@@ -15,8 +15,8 @@ import pytest
 import toolkit
 from toolkit.bulk import make_plan
 from toolkit.bulk.workbook import COLUMNS, export_workbook, read_workbook
-from toolkit.bulk.workbook_digest import DIGESTS_KEY, parse_digests
-from toolkit.bulk.workbook_read import Book
+from toolkit.bulk.workbook.cells import Book
+from toolkit.bulk.workbook.digest import DIGESTS_KEY, parse_digests
 from toolkit.errors import WorkbookError
 from toolkit.frames.account import TABLES
 from toolkit.sandbox import Sandbox

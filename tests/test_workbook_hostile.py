@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 import toolkit
-from toolkit.bulk import workbook_read
-from toolkit.bulk.actions import plan_actions, write_template
+from toolkit.bulk.workbook import cells as workbook_read
+from toolkit.bulk.workbook.actions import plan_actions, write_template
 from toolkit.errors import WorkbookError
 from toolkit.sandbox import Sandbox
 from toolkit.xlsx.guard import problem_of
@@ -323,7 +323,7 @@ def _children(paths: list[Path], engine: str, sb: Sandbox, tmp_path: Path) -> An
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
     code = (
-        "import sys, toolkit.bulk.workbook_read as r; r.default_engine = lambda: sys.argv[1]\n"
+        "import sys, toolkit.bulk.workbook.cells as r; r.default_engine = lambda: sys.argv[1]\n"
         "from toolkit.cli import main\n"
         "for path in sys.argv[2:]:\n"
         "    print('exit', main(['apply', path, '--yes']), flush=True)\n"

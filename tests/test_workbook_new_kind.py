@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import toolkit
-import toolkit.bulk.actions
-import toolkit.bulk.workbook  # noqa: F401 - the workbook modules are loaded before a kind is added
+import toolkit.bulk.workbook.actions
+import toolkit.bulk.workbook.book  # noqa: F401 - loaded before a kind is added
 from toolkit import spec
 from toolkit.errors import WorkbookError, WorkbookProblem
 from toolkit.frames import Account, frame
@@ -135,7 +135,7 @@ def test_the_kind_removed_is_gone_from_the_next_export(exported: Path, tmp_path:
 
 
 def test_an_action_row_of_the_new_kind_is_checked_and_planned(new_kinds: None, tmp_path: Path):
-    from toolkit.bulk.actions import check_actions, desired_tables, write_template
+    from toolkit.bulk.workbook.actions import check_actions, desired_tables, write_template
 
     rows = [
         {"action": "add", "target": "carrier", "campaign": "all", "item": 44},

@@ -13,7 +13,7 @@ import pytest
 
 import toolkit
 from toolkit.bulk.workbook import export_workbook, read_workbook
-from toolkit.bulk.workbook_file import percent_styles
+from toolkit.bulk.workbook.sheet_scan import percent_styles
 from toolkit.errors import WorkbookError
 from toolkit.sandbox import Sandbox
 

@@ -15,8 +15,7 @@ import pytest
 
 import toolkit
 from toolkit.bulk import make_plan
-from toolkit.bulk import workbook_layout as layout
-from toolkit.bulk.workbook import COLUMNS, export_workbook, read_workbook
+from toolkit.bulk.workbook import COLUMNS, export_workbook, layout, read_workbook
 from toolkit.errors import WorkbookError
 from toolkit.frames import Account
 from toolkit.sandbox import Sandbox

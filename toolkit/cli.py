@@ -240,8 +240,8 @@ def _make_plan(args: argparse.Namespace, client: Any) -> _Planned:
     import zipfile
 
     from .bulk import make_plan
-    from .bulk.actions import is_action_workbook, plan_actions
     from .bulk.workbook import read_workbook
+    from .bulk.workbook.actions import is_action_workbook, plan_actions
 
     path = _workbook_path(args.file)
     try:

@@ -166,8 +166,8 @@ def run_demo(out: Path, *, quiet: bool = False) -> int:
 def _steps(client: Any, out: Path, quiet: bool) -> int:
     import toolkit
 
-    from .bulk.actions import TEMPLATES, plan_actions, write_template
     from .bulk.workbook import export_workbook
+    from .bulk.workbook.actions import TEMPLATES, plan_actions, write_template
     from .frames.cells import write_csv
 
     print(f"1. Loading the account from a fresh sandbox at {client.base_url} ...")

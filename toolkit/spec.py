@@ -16,10 +16,12 @@ frozenset({'push'})
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 # --------------------------------------------------------------------------- formats
 
@@ -456,7 +458,7 @@ def target_kind(name: str) -> TargetKind:
 
 def kind_of_column(column: str) -> TargetKind | None:
     """The kind whose table spelling is ``column``, or None."""
-    return TARGET_KINDS_BY_COLUMN.get(column)
+    return _derived().kinds_by_column.get(column)
 
 
 def item_kinds() -> tuple[TargetKind, ...]:
@@ -729,63 +731,135 @@ def _operations() -> tuple[Operation, ...]:
 
 
 # --------------------------------------------------------------------------- derived tables
-# Everything below is computed from the tables above; :func:`add_target_kind` recomputes it.
-
-START_REQUIRES: tuple[str, ...] = ()
-SEARCH_TYPES: tuple[str, ...] = ()
-SEARCH_COUNTRY_FILTER: frozenset[str] = frozenset()
-CREATE_TARGET_KINDS: tuple[str, ...] = ()
-COUNT_FIELDS: tuple[str, ...] = ()
-PRICE_PARAMS: tuple[str, ...] = ()
-SYNTAX: dict[str, Callable[[str], bool]] = {}
-TARGET_KINDS_BY_COLUMN: dict[str, TargetKind] = {}
-OPERATIONS: tuple[Operation, ...] = ()
-OPERATIONS_BY_NAME: dict[str, Operation] = {}
-OPERATIONS_BY_PATH: dict[str, Operation] = {}
-# Source-list batches share their path with the single-campaign operation: the request says
-# which by carrying ``campaignId`` (batch) or ``id`` (single).
-SHARED_BATCH_PATHS: frozenset[str] = frozenset()
+# Everything below is computed from :data:`TARGET_KINDS` and :data:`LISTS` when first asked and
+# again after :func:`add_target_kind` or :func:`remove_target_kind`. The tables are functions,
+# not module constants, so that nothing can hold a copy from before a kind was added: call the
+# function where the table is needed (``spec.operations_by_path()[path]``), do not keep the
+# value it returns.
 
 
-def _rebuild() -> None:
-    """Recompute every table derived from :data:`TARGET_KINDS` and :data:`LISTS`."""
-    global START_REQUIRES, CREATE_TARGET_KINDS, COUNT_FIELDS, PRICE_PARAMS, SYNTAX
-    global TARGET_KINDS_BY_COLUMN, OPERATIONS, OPERATIONS_BY_NAME, OPERATIONS_BY_PATH
-    global SHARED_BATCH_PATHS, SEARCH_TYPES, SEARCH_COUNTRY_FILTER
+@dataclass(frozen=True)
+class _Derived:
+    """The tables derived from the target kinds and the lists, as of one set of kinds."""
+
+    start_requires: tuple[str, ...]
+    search_types: tuple[str, ...]
+    search_country_filter: frozenset[str]
+    create_target_kinds: tuple[str, ...]
+    count_fields: tuple[str, ...]
+    price_params: tuple[str, ...]
+    syntax: Mapping[str, Callable[[str], bool]]
+    kinds_by_column: Mapping[str, TargetKind]
+    operations: tuple[Operation, ...]
+    operations_by_name: Mapping[str, Operation]
+    operations_by_path: Mapping[str, Operation]
+    shared_batch_paths: frozenset[str]
+
+
+@functools.cache
+def _derived() -> _Derived:
+    """The derived tables of the kinds of now (cleared when a kind is added or removed)."""
     kinds = tuple(TARGET_KINDS.values())
-    START_REQUIRES = tuple(k.name for k in kinds if k.start_requires)
-    SEARCH_TYPES = tuple(k.name for k in kinds if k.search)
-    SEARCH_COUNTRY_FILTER = frozenset(k.name for k in kinds if k.search_by_country)
-    CREATE_TARGET_KINDS = tuple(k.name for k in kinds if k.on_create)
-    COUNT_FIELDS = tuple(lk.detail_field for lk in LISTS.values()) + tuple(
-        f for k in kinds for f in k.count_fields.values()
+    operations = _operations()
+    return _Derived(
+        start_requires=tuple(k.name for k in kinds if k.start_requires),
+        search_types=tuple(k.name for k in kinds if k.search),
+        search_country_filter=frozenset(k.name for k in kinds if k.search_by_country),
+        create_target_kinds=tuple(k.name for k in kinds if k.on_create),
+        count_fields=tuple(lk.detail_field for lk in LISTS.values())
+        + tuple(f for k in kinds for f in k.count_fields.values()),
+        price_params=tuple(k.price_param for k in kinds if k.price_param is not None),
+        syntax=MappingProxyType({k.name: k.syntax for k in kinds if k.syntax is not None}),
+        kinds_by_column=MappingProxyType({k.column: k for k in kinds}),
+        operations=operations,
+        operations_by_name=MappingProxyType({op.name: op for op in operations}),
+        operations_by_path=MappingProxyType(
+            {path: op for op in operations for path in (op.path, *op.aliases)}
+        ),
+        shared_batch_paths=frozenset(
+            p for lk in LISTS.values() if lk.entity == "source" for p in (lk.add_path, lk.drop_path)
+        ),
     )
-    PRICE_PARAMS = tuple(k.price_param for k in kinds if k.price_param is not None)
-    SYNTAX = {k.name: k.syntax for k in kinds if k.syntax is not None}
-    TARGET_KINDS_BY_COLUMN = {k.column: k for k in kinds}
-    OPERATIONS = _operations()
-    OPERATIONS_BY_NAME = {op.name: op for op in OPERATIONS}
-    OPERATIONS_BY_PATH = {path: op for op in OPERATIONS for path in (op.path, *op.aliases)}
-    SHARED_BATCH_PATHS = frozenset(
-        p for lk in LISTS.values() if lk.entity == "source" for p in (lk.add_path, lk.drop_path)
-    )
+
+
+def start_requires() -> tuple[str, ...]:
+    """The kinds a campaign needs before it may start.
+
+    >>> start_requires()
+    ('category', 'quality', 'country')
+    """
+    return _derived().start_requires
+
+
+def search_types() -> tuple[str, ...]:
+    """The kinds whose values are found with the search operation (its ``type``)."""
+    return _derived().search_types
+
+
+def search_country_filter() -> frozenset[str]:
+    """The search types that take a country filter."""
+    return _derived().search_country_filter
+
+
+def create_target_kinds() -> tuple[str, ...]:
+    """The kinds accepted inside ``target`` on campaign create and update."""
+    return _derived().create_target_kinds
+
+
+def count_fields() -> tuple[str, ...]:
+    """The fields that ``mode=count`` of the campaign view reports as numbers."""
+    return _derived().count_fields
+
+
+def price_params() -> tuple[str, ...]:
+    """The parameters of the price operation, one per kind that has one."""
+    return _derived().price_params
+
+
+def syntax_checks() -> Mapping[str, Callable[[str], bool]]:
+    """Kind name -> the check of one value's syntax, for the kinds that have one."""
+    return _derived().syntax
+
+
+def operations() -> tuple[Operation, ...]:
+    """Every operation of the interface, the target kinds' and the lists' included."""
+    return _derived().operations
+
+
+def operations_by_name() -> Mapping[str, Operation]:
+    """Operation name (``target.add.country``) -> operation.
+
+    >>> operations_by_name()["campaign.pause_batch"].path
+    '/api/campaign/pause-batch'
+    """
+    return _derived().operations_by_name
+
+
+def operations_by_path() -> Mapping[str, Operation]:
+    """Path -> operation, alias paths included."""
+    return _derived().operations_by_path
+
+
+def shared_batch_paths() -> frozenset[str]:
+    """Paths a source-list batch shares with the single-campaign operation: the request says
+    which by carrying ``campaignId`` (batch) or ``id`` (single)."""
+    return _derived().shared_batch_paths
 
 
 def add_target_kind(kind: TargetKind) -> None:
-    """Add a row to :data:`TARGET_KINDS` (or replace one) and recompute the derived tables.
+    """Add a row to :data:`TARGET_KINDS` (or replace one); the derived tables follow.
 
     Every layer reads the table when it needs it, so a kind added here is routed by a
     sandbox started afterwards, called by the client, loaded, exported and planned.
     """
     TARGET_KINDS[kind.name] = kind
-    _rebuild()
+    _derived.cache_clear()
 
 
 def remove_target_kind(name: str) -> None:
-    """Remove a row added by :func:`add_target_kind` and recompute the derived tables."""
+    """Remove a row added by :func:`add_target_kind`; the derived tables follow."""
     TARGET_KINDS.pop(name, None)
-    _rebuild()
+    _derived.cache_clear()
 
 
 TARGET_KINDS.update((k.name, k) for k in BASE_KINDS)
-_rebuild()

@@ -328,7 +328,7 @@ def child_toolkit(csv_path: str, snapshot: str) -> dict[str, Any]:
     phases.wrap(decide, "_limited", "rank and limit")
     phases.wrap(decide, "_why", "why texts")
     phases.wrap(decide, "typed", "decisions typed")
-    phases.wrap(evaluate, "settle", "settle against account")
+    phases.wrap(evaluate, "settle_by_account", "settle against account")
     phases.wrap(evaluate, "desired", "desired tables")
     phases.wrap(evaluate, "make_plan", "planning (make_plan)")
     started = time.perf_counter()

@@ -1,5 +1,5 @@
 """Read + plan of a small edit of a big account workbook, with and without the digests of
-the exported tables (``_meta``'s ``digests``, :mod:`toolkit.bulk.workbook_digest`).
+the exported tables (``_meta``'s ``digests``, :mod:`toolkit.bulk.workbook.digest`).
 
 Run: ``python tests/benchmarks/workbook_edit.py [--campaigns 5000] [--edited 3] [--repeat 1]
 [--cache DIR]``. Not part of the test suite.
@@ -33,7 +33,7 @@ import pandas as pd
 import toolkit
 from toolkit.bulk import make_plan
 from toolkit.bulk.workbook import export_workbook, read_workbook
-from toolkit.bulk.workbook_layout import META_SHEET
+from toolkit.bulk.workbook.layout import META_SHEET
 from toolkit.sandbox import Sandbox
 from toolkit.xlsx.parts import sheet_parts
 

@@ -37,8 +37,8 @@ import python_calamine
 
 import toolkit
 from toolkit.bulk.workbook import export_workbook, read_workbook
-from toolkit.bulk.workbook_layout import META_SHEET, REFS_SHEET
-from toolkit.bulk.workbook_sheets import map_sheets
+from toolkit.bulk.workbook.layout import META_SHEET, REFS_SHEET
+from toolkit.bulk.workbook.sheets import map_sheets
 from toolkit.sandbox import Sandbox
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..errors import ApiError, ToolkitError, TransportError
 from . import result_book
-from .call_kinds import Session, call_kind, is_valued, item_kind
+from .call_kinds import SendContext, call_kind, is_valued, item_kind
 from .calls import Call
 from .faces import PlanLike as Plan
 from .journal import PENDING, Journal, open_journal
@@ -28,7 +28,9 @@ __all__ = ["ReadBack", "apply_plan", "read_back", "verify_outcomes", "write_resu
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import BatchResult, Client
 
-ALREADY = {"add": "already_exists", "drop": "not_exists"}
+#: Per action, the parsed answer of an item already as the call wants it (its outcome is then
+#: :attr:`OutcomeState.ALREADY`).
+ALREADY_ANSWER = {"add": "already_exists", "drop": "not_exists"}
 #: HTTP statuses of an answer to a write that may have been carried out all the same (the
 #: service failed on the way, or a gateway answered for it): the outcome is ``unknown`` until
 #: the read-back settles it. The client says so of any other answer that is not a
@@ -49,13 +51,13 @@ class _Runner:
 
     def __init__(self, client: Client) -> None:
         self.client = client
-        self.session = Session(client)
+        self.context = SendContext(client)
 
     def send(self, call: Call) -> Problems:
         """Send one call; per campaign, the items whose outcome is not "applied"."""
         ids = list(call.campaign_ids)
         try:
-            answer = call_kind(call.target).send(self.session, call)
+            answer = call_kind(call.target).send(self.context, call)
         except ApiError as exc:
             maybe = exc.maybe_sent or exc.http_status in MAYBE_DONE
             if exc.outcomes:  # a single-campaign call that saved some items
@@ -87,7 +89,7 @@ def _batch(result: BatchResult, call: Call) -> Problems:
 def _kind_of(parsed: dict[str, Any], call: Call, maybe: bool = False) -> tuple[str, str | None]:
     """An item's outcome from its parsed message: ``already``, else ``failed`` (``unknown``
     when an earlier try of the call may have carried it out: ``maybe``)."""
-    if parsed["outcome"] == ALREADY.get(call.action):
+    if parsed["outcome"] == ALREADY_ANSWER.get(call.action):
         return OutcomeState.ALREADY, parsed.get("message")
     return OutcomeState.UNKNOWN if maybe else OutcomeState.FAILED, parsed.get("message")
 

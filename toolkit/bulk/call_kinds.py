@@ -15,6 +15,7 @@ switching on the target's name.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -44,8 +45,9 @@ ITEM_TABLES: dict[str, tuple[tuple[str, ...], str | None]] = {
 }
 
 
-class Session:
-    """The client a run sends with, and what its calls look up once (vertical ids)."""
+class SendContext:
+    """What the calls of a run are sent with: the client, and what they look up once on it
+    (vertical ids by name)."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -95,7 +97,7 @@ class CallKind:
     valued: bool = False
     itemised: bool = False
 
-    def send(self, session: Session, call: Call) -> BatchResult | None:
+    def send(self, context: SendContext, call: Call) -> BatchResult | None:
         """Send ``call``; a batch answer, or None when a single call raised nothing."""
         raise NotImplementedError  # pragma: no cover - every row sends
 
@@ -229,8 +231,8 @@ class ItemCalls(CallKind):
 class TargetCalls(ItemCalls):
     """A target kind of :mod:`toolkit.spec` (its bids, typed lists, codes and batches)."""
 
-    def send(self, session: Session, call: Call) -> BatchResult | None:
-        targeting = session.client.targeting
+    def send(self, context: SendContext, call: Call) -> BatchResult | None:
+        targeting = context.client.targeting
         items: Any = dict(call.bids) if call.bids else list(call.items)
         ids = list(call.campaign_ids)
         if not self.batch:
@@ -261,8 +263,8 @@ class ListCalls(ItemCalls):
 
     table: str = "lists"
 
-    def send(self, session: Session, call: Call) -> BatchResult | None:
-        method = getattr(session.client.lists, f"{call.action}_batch")
+    def send(self, context: SendContext, call: Call) -> BatchResult | None:
+        method = getattr(context.client.lists, f"{call.action}_batch")
         return method(list(call.campaign_ids), self.name, list(call.items))
 
     def table_key(self, cid: int, list_type: str | None, item: Any) -> tuple[Any, ...]:
@@ -278,8 +280,8 @@ class BidRuleCalls(ItemCalls):
     table: str = "bid_rules"
     batch: bool = False
 
-    def send(self, session: Session, call: Call) -> BatchResult | None:
-        rules = session.client.bid_rules
+    def send(self, context: SendContext, call: Call) -> BatchResult | None:
+        rules = context.client.bid_rules
         if call.action == "add":
             rules.add(call.campaign_ids[0], list(call.items), call.bid)
         else:
@@ -327,14 +329,14 @@ class CampaignCalls(CallKind):
 
     name: str = CAMPAIGN
 
-    def send(self, session: Session, call: Call) -> BatchResult | None:
-        campaigns = session.client.campaigns
+    def send(self, context: SendContext, call: Call) -> BatchResult | None:
+        campaigns = context.client.campaigns
         ids = list(call.campaign_ids)
         if call.action != "update":
             return getattr(campaigns, f"{call.action}_batch")(ids)
         params = dict(call.params or {})
         name = params.pop("name")
-        vertical = session.vertical_id(params.pop("vertical"))
+        vertical = context.vertical_id(params.pop("vertical"))
         settings = {k: ("" if v is None else v) for k, v in params.items()}
         campaigns.update(ids[0], name, vertical, **settings)
         return None
@@ -371,9 +373,9 @@ class CreativeCalls(CallKind):
 
     name: str = CREATIVE
 
-    def send(self, session: Session, call: Call) -> BatchResult | None:
+    def send(self, context: SendContext, call: Call) -> BatchResult | None:
         for creative_id in call.items:
-            getattr(session.client.creatives, call.action)(int(creative_id))
+            getattr(context.client.creatives, call.action)(int(creative_id))
         return None
 
     def previous(self, call: Call, cid: int, item: Any) -> Any:
@@ -392,8 +394,8 @@ class CpaRuleCalls(CallKind):
 
     name: str = CPA_RULE
 
-    def send(self, session: Session, call: Call) -> BatchResult | None:
-        rules = session.client.cpa_rules
+    def send(self, context: SendContext, call: Call) -> BatchResult | None:
+        rules = context.client.cpa_rules
         cid = call.campaign_ids[0]
         if call.action == "drop":
             rules.drop(cid, list(call.items))
@@ -458,18 +460,23 @@ class CpaRuleCalls(CallKind):
 RECORD_KINDS: dict[str, CallKind] = {
     k.name: k for k in (CampaignCalls(), CreativeCalls(), CpaRuleCalls(), BidRuleCalls())
 }
-_CACHE: dict[str, tuple[object, CallKind]] = {}
 
 
-def _target_calls(kind: spec.TargetKind) -> TargetCalls:
+@functools.cache
+def _target_calls(
+    name: str, valued: bool, batch: bool, typed: bool, sent_as_code: bool
+) -> TargetCalls:
+    """The row of a target kind, made once per set of traits it is made from (a kind
+    replaced with other traits is another key, so a row is never out of date)."""
+    table = "countries" if valued else "targets"
     return TargetCalls(
-        kind.name,
-        valued=kind.bids,
-        table="countries" if kind.bids else "targets",
-        batch=kind.batch_listed,
-        typed=kind.typed,
-        sent_as_code=kind.sent_as_code,
+        name, valued=valued, table=table, batch=batch, typed=typed, sent_as_code=sent_as_code
     )
+
+
+@functools.cache
+def _list_calls_of(name: str) -> ListCalls:
+    return ListCalls(name)
 
 
 def call_kind(target: str) -> CallKind:
@@ -477,15 +484,10 @@ def call_kind(target: str) -> CallKind:
     ``cpa_rule``, ``campaign`` or ``creative``. Raises KeyError for anything else."""
     if target in RECORD_KINDS:
         return RECORD_KINDS[target]
-    row: Any = spec.LISTS.get(target) or spec.TARGET_KINDS.get(target)
-    if row is None:
-        row = spec.target_kind(target)
-    cached = _CACHE.get(target)
-    if cached is not None and cached[0] is row:
-        return cached[1]
-    made = ListCalls(row.name) if isinstance(row, spec.ListKind) else _target_calls(row)
-    _CACHE[target] = (row, made)
-    return made
+    if target in spec.LISTS:
+        return _list_calls_of(target)
+    kind = spec.target_kind(target)
+    return _target_calls(kind.name, kind.bids, kind.batch_listed, kind.typed, kind.sent_as_code)
 
 
 def item_kind(target: str) -> ItemCalls | None:
@@ -565,7 +567,7 @@ __all__ = [
     "Inverse",
     "ItemCalls",
     "ListCalls",
-    "Session",
+    "SendContext",
     "TargetCalls",
     "call_key",
     "call_kind",

@@ -21,15 +21,15 @@ def added_ids(live: list[dict[str, Any]], added: Mapping[str, Any]) -> list[int]
     fresh = [r for r in live if int(r["id"]) not in before]
     ids = []
     for rule in added.get("rules") or ():
-        want = {f: _plain(rule.get(f)) for f in spec.CPA_FIELDS}
-        match = next((r for r in fresh if {f: _plain(r.get(f)) for f in want} == want), None)
+        want = {f: _comparable(rule.get(f)) for f in spec.CPA_FIELDS}
+        match = next((r for r in fresh if {f: _comparable(r.get(f)) for f in want} == want), None)
         if match is not None:
             fresh.remove(match)
             ids.append(int(match["id"]))
     return ids
 
 
-def _plain(value: Any) -> Any:
+def _comparable(value: Any) -> Any:
     """A field's value as compared: numbers as floats, the rest as text, missing as None."""
     if value is None or (isinstance(value, float) and value != value):
         return None

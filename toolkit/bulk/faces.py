@@ -1,6 +1,6 @@
 """What the views and the sender of ``bulk/`` read of a plan, a run's result and a read
 workbook: protocols, so that :mod:`~toolkit.bulk.preview`, :mod:`~toolkit.bulk.apply`,
-:mod:`~toolkit.bulk.result_book` and :mod:`~toolkit.bulk.workbook_view` need not import the
+:mod:`~toolkit.bulk.result_book` and :mod:`~toolkit.bulk.workbook.view` need not import the
 modules whose classes (:class:`~toolkit.bulk.plan.Plan`,
 :class:`~toolkit.bulk.outcomes.ApplyResult`, :class:`~toolkit.bulk.workbook.WorkbookTables`)
 call them: the imports go one way, even for a type checker.

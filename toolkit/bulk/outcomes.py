@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..frames.schemas import run_outcomes_schema
 from .call_kinds import call_kind
 from .calls import Call
 from .edits import Edit
@@ -98,37 +99,11 @@ class ApplyResult:
         country, listed item, target value, creative or CPA rule id; missing for a campaign's
         settings and work status), bid, outcome, message, previous."""
         rows = [o.__dict__ for o in self.outcomes]
-        columns = [
-            "seq",
-            "step",
-            "action",
-            "target",
-            "list_type",
-            "campaign_id",
-            "item",
-            "bid",
-            "outcome",
-            "message",
-            "previous",
-        ]
-        frame = pd.DataFrame(rows, columns=columns, dtype=object)
+        columns = run_outcomes_schema(OUTCOMES)
+        frame = pd.DataFrame(rows, columns=list(columns), dtype=object)
         frame["item"] = frame["item"].map(_text_or_none)
         frame["previous"] = frame["previous"].map(_text_or_none)
-        return frame.astype(
-            {
-                "seq": "Int64",
-                "step": "string",
-                "action": "string",
-                "target": "string",
-                "list_type": "string",
-                "campaign_id": "Int64",
-                "item": "string",
-                "bid": "float64",
-                "outcome": pd.CategoricalDtype(list(OUTCOMES)),
-                "message": "string",
-                "previous": "string",
-            }
-        )
+        return frame.astype(columns)
 
     def change_outcomes(self) -> list[str]:
         """The outcome of each change of the plan (:attr:`changes`, in their order), from

@@ -5,11 +5,14 @@
 >>> plan = toolkit.plan(client, tables)                               # doctest: +SKIP
 >>> len(plan), plan.to_frame()                                        # doctest: +SKIP
 
-The planner diffs each table three ways (:mod:`toolkit.bulk.diff`), then groups campaigns
-that need the same items into one batch call, and orders the calls safely: pauses and
-archives first, then settings, drops before adds, and starts last. A bid change is a drop and
-an add. Guards refuse suspicious deletions and bids moved far from their old value unless
-lifted with ``allow=``.
+:func:`make_plan` takes three steps, each in its own module and in this order only: the
+scope (:mod:`toolkit.bulk.plan_scope`: the tables in play, the rows of them the edit may
+change, the campaigns whose live state is read), the diff (:mod:`toolkit.bulk.plan_diff`:
+each table three ways, what changes and the conflicts), then the build
+(:mod:`toolkit.bulk.plan_build`: campaigns that need the same items grouped into one batch
+call, the calls ordered safely: pauses and archives first, then settings, drops before adds,
+and starts last). A bid change is a drop and an add. Guards refuse suspicious deletions and
+bids moved far from their old value unless lifted with ``allow=``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .. import spec
 from ..errors import (
     ApiError,
     AuthError,
@@ -31,13 +33,12 @@ from ..errors import (
     TransportError,
 )
 from ..frames import Account, load_account
-from ..frames.account import CAMPAIGN_COLUMN
+from ..frames.schemas import plan_calls_schema
 from ..text import single_spaced
-from . import diff, preview
+from . import preview
 from .apply import apply_plan
-from .call_kinds import ITEM_TABLES, ItemCalls, TargetCalls, call_key, codes_of
 from .calls import STEPS, Call
-from .diff import ABSENT, Conflict, Move
+from .diff_types import ABSENT, Conflict
 from .guards import (
     DEFAULT_MAX_ARCHIVE,
     DEFAULT_MAX_BID_CUT,
@@ -48,30 +49,16 @@ from .guards import (
 )
 from .journal import service_of
 from .outcomes import ApplyResult
-from .plan_records import RecordPlanner
-from .plan_scope import narrow, only
+from .plan_build import build_calls
+from .plan_diff import diff_tables
+from .plan_scope import scope_of
 from .provenance import Provenance
 from .relative_bids import written
 from .relative_prices import fill_prices
-from .workbook_account import check_account
+from .workbook.account import check_account
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
-
-CALL_COLUMNS: tuple[str, ...] = (
-    "step",
-    "action",
-    "target",
-    "list_type",
-    "campaigns",
-    "campaign_ids",
-    "items",
-    "bid",
-    "bids",
-    "changes",
-    "detail",
-    "call",
-)
 
 
 @dataclass
@@ -167,21 +154,8 @@ class Plan:
                     "call": n,
                 }
             )
-        frame = pd.DataFrame(rows, columns=list(CALL_COLUMNS))
-        return frame.astype(
-            {
-                "step": pd.CategoricalDtype(list(STEPS), ordered=True),
-                "action": "string",
-                "target": "string",
-                "list_type": "string",
-                "campaigns": "Int64",
-                "items": "Int64",
-                "bid": "float64",
-                "changes": "Int64",
-                "detail": "string",
-                "call": "Int64",
-            }
-        )
+        columns = plan_calls_schema(STEPS)
+        return pd.DataFrame(rows, columns=list(columns)).astype(columns)
 
     def summary(
         self,
@@ -233,41 +207,6 @@ def _shown(value: Any) -> Any:
     return "<absent>" if value is ABSENT else value
 
 
-# --------------------------------------------------------------------------- inputs
-
-
-def _tables_of(source: Any) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame] | None]:
-    """Desired tables (and the base they were exported from, if known) from what was given."""
-    desired = getattr(source, "desired", None)
-    if desired is not None:  # a read workbook
-        base = getattr(source, "base", None) or None
-        return dict(desired), (dict(base) if base else None)
-    if hasattr(source, "tables"):  # an Account
-        tables = source.tables
-        return dict(tables() if callable(tables) else tables), None
-    if isinstance(source, Mapping):
-        return dict(source), None
-    raise TypeError("desired must be a read workbook, an Account or a dict of DataFrames")
-
-
-def _normalise_targets(df: pd.DataFrame | None) -> pd.DataFrame | None:
-    """Typed kinds without a list type are black lists; other kinds carry none."""
-    if df is None or df.empty:
-        return df
-    out = df.copy()
-    kinds = out["kind"].astype(str).str.replace("_", "-")
-    typed = kinds.map(lambda k: spec.TARGET_KINDS[k].typed if k in spec.TARGET_KINDS else False)
-    list_type = out["list_type"].astype(object).where(out["list_type"].notna(), None)
-    list_type = [
-        ("black" if lt is None else lt) if t else None
-        for lt, t in zip(list_type, typed, strict=True)
-    ]
-    out["kind"] = kinds
-    out["list_type"] = pd.Series(list_type, index=out.index, dtype=object)
-    out["value"] = out["value"].astype(str).str.strip()
-    return out
-
-
 # --------------------------------------------------------------------------- planning
 
 
@@ -306,23 +245,20 @@ def make_plan(
     if prefer not in (None, "desired", "live"):
         raise ValueError("prefer must be None, 'desired' or 'live'")
     guards = Guards(allow, max_drop_share, max_archive, max_bid_raise, max_bid_cut, minimum_prices)
-    tables, base = _inputs(desired, base)
-    narrowed = narrow(tables, base) if base is not None and narrow_reads else None
-    if narrowed is not None:  # only the rows (and campaigns) the edit may change
-        tables, base, scope = narrowed.tables, narrowed.base, narrowed.campaigns
-    else:
-        scope = _scope(tables, base)
-    live = _live_state(client, live, scope, narrowed is not None, desired)
-    live_tables = _live_tables(live, scope if narrowed is not None else None)
-    tables = _with_prices(client, desired, tables, live)  # bids written min, rec, rec-5%
-    builder = _Builder(live, scope)
-    conflicts = _diff_items(builder, tables, base, live_tables, prefer)
-    conflicts += _diff_records(builder, tables, base, live_tables, prefer)
+    # 1. scope: the tables in play, the rows of them to plan, the campaigns to read
+    scope = scope_of(desired, base, narrow_reads=narrow_reads)
+    live = _live_state(client, live, scope.campaigns, scope.narrowed, desired)
+    live_tables = scope.live_tables(live)
+    tables = _with_prices(client, desired, scope.tables, live)  # bids written min, rec...
+    # 2. diff: what changes, table by table, and the conflicts
+    found = diff_tables(tables, scope.base, live_tables, prefer)
+    # 3. build: the calls that make the changes, in safe order
+    built = build_calls(found, live)
     plan = Plan(
-        builder.ordered(),
-        _conflict_frame(conflicts),
-        builder.warnings,
-        tuple(sorted(scope)),
+        built.calls,
+        _conflict_frame(found.conflicts),
+        built.warnings,
+        tuple(sorted(scope.campaigns)),
         names=_names(live_tables["campaigns"]),
         account=account_of(live),
         service=service_of(client) if client is not None else None,
@@ -356,79 +292,6 @@ def _with_prices(
         return tables
     path = getattr(desired, "path", None)
     return fill_prices(client, tables, cells, live, None if path is None else str(path))
-
-
-def _inputs(
-    desired: Any, base: Mapping[str, pd.DataFrame] | None
-) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame] | None]:
-    """The desired tables and their base (given, or the workbook's), targets normalised."""
-    tables, workbook_base = _tables_of(desired)
-    base = dict(base) if base is not None else workbook_base
-    if "targets" in tables:
-        tables["targets"] = _normalise_targets(tables["targets"])
-    if base is not None and "targets" in base:
-        base = {**base, "targets": _normalise_targets(base["targets"])}
-    return tables, base
-
-
-#: The live tables a plan is made against.
-LIVE_TABLES: tuple[str, ...] = (
-    "campaigns",
-    *ITEM_TABLES,
-    "cpa_rules",
-    "creatives",
-)
-
-
-def _live_tables(live: Account, scope: set[int] | None) -> dict[str, pd.DataFrame]:
-    """The live tables (only the campaigns ``scope`` when narrowed), targets normalised."""
-    tables = {name: live.table(name) for name in LIVE_TABLES}
-    if scope is not None:
-        tables = {name: only(df, scope, CAMPAIGN_COLUMN[name]) for name, df in tables.items()}
-    tables["targets"] = _normalise_targets(tables["targets"])
-    return tables
-
-
-def _diff_items(
-    builder: _Builder,
-    tables: Mapping[str, pd.DataFrame | None],
-    base: Mapping[str, pd.DataFrame] | None,
-    live: Mapping[str, pd.DataFrame],
-    prefer: str | None,
-) -> list[tuple[str, Conflict]]:
-    """The item tables diffed three ways, their changes turned into calls; the conflicts."""
-    conflicts: list[tuple[str, Conflict]] = []
-    for name, (key, value) in ITEM_TABLES.items():
-        if (desired := tables.get(name)) is None:
-            continue
-        b = None if base is None else base.get(name)
-        b = desired.iloc[:0] if base is not None and b is None else b
-        desired = diff.valued(name, desired, key, value)  # no row without its bid
-        changes, found = diff.table_changes(desired, b, live[name], key, value, prefer)
-        conflicts += [(name, c) for c in found]
-        builder.items(name, changes)
-    return conflicts
-
-
-def _diff_records(
-    builder: _Builder,
-    tables: Mapping[str, pd.DataFrame | None],
-    base: Mapping[str, pd.DataFrame] | None,
-    live: Mapping[str, pd.DataFrame],
-    prefer: str | None,
-) -> list[tuple[str, Conflict]]:
-    """The record tables (campaigns, CPA rules, creatives) diffed field by field."""
-    conflicts: list[tuple[str, Conflict]] = []
-    planners = {
-        "campaigns": builder.campaigns,
-        "cpa_rules": builder.cpa_rules,
-        "creatives": builder.creatives,
-    }
-    for name, planner in planners.items():
-        desired = tables.get(name)
-        if desired is not None:
-            conflicts += planner(desired, (base or {}).get(name), live[name], prefer)
-    return conflicts
 
 
 def _read(client: Client, scope: set[int], narrowed: bool) -> Account:
@@ -495,96 +358,6 @@ def _names(campaigns: pd.DataFrame) -> dict[int, str]:
         return {}
     names = campaigns["name"].astype(object).where(campaigns["name"].notna(), None)
     return {int(i): str(n) for i, n in zip(campaigns["id"], names, strict=True) if n is not None}
-
-
-def _scope(tables: Mapping[str, pd.DataFrame], base: Mapping[str, pd.DataFrame] | None) -> set[int]:
-    ids: set[int] = set()
-    for source in (tables, base or {}):
-        for name, df in source.items():
-            if df is None or df.empty:
-                continue
-            if (column := CAMPAIGN_COLUMN.get(name, "campaign_id")) in df:
-                ids.update(int(v) for v in df[column].dropna())
-    return ids
-
-
-#: Items per (call kind, list type), per campaign: ``{item: value}``.
-_Sides = dict[tuple[ItemCalls, str | None], dict[int, dict[Any, Any]]]
-
-
-class _Builder(RecordPlanner):
-    """Turns changes into grouped, chunk-free calls (the client chunks them)."""
-
-    def __init__(self, live: Account, scope: set[int]) -> None:
-        campaigns = live.table("campaigns")
-        self.formats = (
-            dict(zip(campaigns["id"].astype(int), campaigns["ad_format"].astype(str), strict=True))
-            if len(campaigns)
-            else {}
-        )
-        self.live_campaigns = campaigns
-        self.refs = live.refs
-        self.calls: list[Call] = []
-        self.warnings: list[str] = []
-        self.scope = scope
-        self.codes = codes_of(self.refs)
-
-    # ------------------------------------------------------------------ item tables
-
-    def items(self, table: str, changes: list[Move]) -> None:
-        adds: _Sides = defaultdict(lambda: defaultdict(dict))
-        drops: _Sides = defaultdict(lambda: defaultdict(dict))
-        slots: dict[tuple[Any, ...], list[Any]] = {}  # key before the item: kind, list type...
-        for key, old, new in changes:
-            cid = int(key[0])
-            if cid not in self.formats:
-                self.warnings.append(f"{table}: campaign {cid} is not in the live account; skipped")
-                continue
-            slot = slots.get(key[1:-1])
-            if slot is None:
-                slot = slots[key[1:-1]] = [*self._kind_of(table, key), None, None]
-            item = self._item_of(table, slot[0], key)
-            if item is ABSENT:
-                continue
-            if old is not ABSENT:
-                if slot[2] is None:
-                    slot[2] = drops[(slot[0], slot[1])]
-                slot[2][cid][item] = old
-            if new is not ABSENT:
-                if slot[3] is None:
-                    slot[3] = adds[(slot[0], slot[1])]
-                slot[3][cid][item] = new
-        self._build("drop", drops)
-        self._build("add", adds)
-
-    def _build(self, action: str, sides: _Sides) -> None:
-        for (kind, list_type), per_campaign in sides.items():
-            self.calls += kind.build(action, list_type, per_campaign)
-
-    @staticmethod
-    def _kind_of(table: str, key: tuple[Any, ...]) -> tuple[ItemCalls | None, str | None]:
-        """The call kind and list type of an item table's key (None: unknown to the spec)."""
-        try:
-            return call_key(table, key)[:2]
-        except KeyError:
-            return None, None
-
-    def _item_of(self, table: str, kind: ItemCalls | None, key: tuple[Any, ...]) -> Any:
-        """The item of a key as sent (a kind's code...), or ABSENT after a warning."""
-        if kind is None:
-            self.warnings.append(f"{table}: unknown kind {key[1]!r}; skipped")
-            return ABSENT
-        item = key[-1]
-        if isinstance(kind, TargetCalls) and kind.sent_as_code:
-            if (code := kind.sent_item(item, self.codes)) is None:
-                self.warnings.append(f"{table}: unknown {kind.name} id {item!r}; skipped")
-                return ABSENT
-            return code
-        return item
-
-    def ordered(self) -> list[Call]:
-        rank = {s: i for i, s in enumerate(STEPS)}
-        return sorted(self.calls, key=lambda c: rank[c.step])
 
 
 def plan(

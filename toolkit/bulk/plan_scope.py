@@ -1,12 +1,17 @@
-"""The scope of a plan: which campaigns an edit touches, found locally before any read.
+"""The planner's scope step: what the desired tables cover, found locally before any read.
+
+:func:`scope_of` takes what was given (a read workbook, an Account, a dict of tables), its
+base, and answers a :class:`Scope`: the tables in play (targets normalised), the rows of them
+to plan, and the campaigns whose live state the plan needs; :meth:`Scope.live_tables` cuts a
+live read to them. The diff step (:mod:`toolkit.bulk.plan_diff`) takes it from there.
 
 When the state a workbook was exported from (the base) is known, the three-way diff makes
 nothing of a key whose desired value equals its base, whatever live says: a campaign whose
 rows are the same in every edited table as at export cannot give a call, a conflict or a
 warning. :func:`narrow` compares the edited tables with their base (vectorised,
-:func:`~toolkit.bulk.diff.changed_rows`) and keeps only the rows that may differ; the planner
-then reads live state for the campaigns of those rows alone, so the cost of a plan follows
-the edit, not the size of the workbook.
+:func:`~toolkit.bulk.changed_rows.changed_rows`) and keeps only the rows that may differ;
+the planner then reads live state for the campaigns of those rows alone, so the cost of a
+plan follows the edit, not the size of the workbook.
 
 >>> import pandas as pd
 >>> base = {"countries": pd.DataFrame(
@@ -20,19 +25,119 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from .. import spec
 from ..frames.account import CAMPAIGN_COLUMN
 from .call_kinds import ITEM_TABLES
-from .diff import changed_rows
-from .plan_records import record_fields
+from .changed_rows import changed_rows
+from .record_fields import RECORD_TABLES, record_fields
 
-# Record tables diffed field by field: the column naming the record's campaign.
-RECORD_TABLES: dict[str, str] = {
-    name: CAMPAIGN_COLUMN[name] for name in ("campaigns", "cpa_rules", "creatives")
-}
+if TYPE_CHECKING:  # pragma: no cover
+    from ..frames import Account
+
+Tables = dict[str, pd.DataFrame]
+
+#: The live tables a plan is made against.
+LIVE_TABLES: tuple[str, ...] = ("campaigns", *ITEM_TABLES, "cpa_rules", "creatives")
+
+
+@dataclass
+class Scope:
+    """What a plan covers: the desired ``tables`` and their ``base`` (None: not known), cut
+    to the rows that may differ when ``narrowed``; the ``campaigns`` whose live state the
+    plan needs (with a base and narrowed: those the edit touches; else every campaign of
+    the tables)."""
+
+    tables: Tables
+    base: Tables | None
+    campaigns: set[int]
+    narrowed: bool
+
+    def live_tables(self, live: Account) -> Tables:
+        """The live tables of ``live`` (only the scope's campaigns when narrowed), targets
+        normalised as the desired ones are."""
+        tables = {name: live.table(name) for name in LIVE_TABLES}
+        if self.narrowed:
+            tables = {
+                name: only(df, self.campaigns, CAMPAIGN_COLUMN[name]) for name, df in tables.items()
+            }
+        tables["targets"] = normalise_targets(tables["targets"])
+        return tables
+
+
+def scope_of(
+    desired: Any, base: Mapping[str, pd.DataFrame] | None = None, *, narrow_reads: bool = True
+) -> Scope:
+    """The scope of a plan to ``desired`` (a read workbook, whose exported state is then the
+    base, an Account, or a dict of tables), three-way against ``base`` when known: narrowed
+    to the rows the edit may change (:func:`narrow`) unless ``narrow_reads`` is False or it
+    cannot be narrowed exactly."""
+    tables, base = _inputs(desired, base)
+    narrowed = narrow(tables, base) if base is not None and narrow_reads else None
+    if narrowed is not None:
+        return Scope(narrowed.tables, narrowed.base, narrowed.campaigns, True)
+    return Scope(tables, base, campaigns_of(tables, base), False)
+
+
+def _inputs(desired: Any, base: Mapping[str, pd.DataFrame] | None) -> tuple[Tables, Tables | None]:
+    """The desired tables and their base (given, or the workbook's), targets normalised."""
+    tables, workbook_base = _tables_of(desired)
+    base = dict(base) if base is not None else workbook_base
+    if "targets" in tables:
+        tables["targets"] = normalise_targets(tables["targets"])
+    if base is not None and "targets" in base:
+        base = {**base, "targets": normalise_targets(base["targets"])}
+    return tables, base
+
+
+def _tables_of(source: Any) -> tuple[Tables, Tables | None]:
+    """Desired tables (and the base they were exported from, if known) from what was given."""
+    desired = getattr(source, "desired", None)
+    if desired is not None:  # a read workbook
+        base = getattr(source, "base", None) or None
+        return dict(desired), (dict(base) if base else None)
+    if hasattr(source, "tables"):  # an Account
+        tables = source.tables
+        return dict(tables() if callable(tables) else tables), None
+    if isinstance(source, Mapping):
+        return dict(source), None
+    raise TypeError("desired must be a read workbook, an Account or a dict of DataFrames")
+
+
+def normalise_targets(df: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Typed kinds without a list type are black lists; other kinds carry none."""
+    if df is None or df.empty:
+        return df
+    out = df.copy()
+    kinds = out["kind"].astype(str).str.replace("_", "-")
+    typed = kinds.map(lambda k: spec.TARGET_KINDS[k].typed if k in spec.TARGET_KINDS else False)
+    list_type = out["list_type"].astype(object).where(out["list_type"].notna(), None)
+    list_type = [
+        ("black" if lt is None else lt) if t else None
+        for lt, t in zip(list_type, typed, strict=True)
+    ]
+    out["kind"] = kinds
+    out["list_type"] = pd.Series(list_type, index=out.index, dtype=object)
+    out["value"] = out["value"].astype(str).str.strip()
+    return out
+
+
+def campaigns_of(
+    tables: Mapping[str, pd.DataFrame], base: Mapping[str, pd.DataFrame] | None
+) -> set[int]:
+    """Every campaign the tables and their base name (the scope of a plan not narrowed)."""
+    ids: set[int] = set()
+    for source in (tables, base or {}):
+        for name, df in source.items():
+            if df is None or df.empty:
+                continue
+            if (column := CAMPAIGN_COLUMN.get(name, "campaign_id")) in df:
+                ids.update(int(v) for v in df[column].dropna())
+    return ids
 
 
 @dataclass
@@ -159,4 +264,15 @@ def _campaigns(
     return {int(v) for v in values.dropna().unique()}
 
 
-__all__ = ["ITEM_TABLES", "RECORD_TABLES", "Narrowed", "narrow", "only"]
+__all__ = [
+    "ITEM_TABLES",
+    "LIVE_TABLES",
+    "RECORD_TABLES",
+    "Narrowed",
+    "Scope",
+    "campaigns_of",
+    "narrow",
+    "normalise_targets",
+    "only",
+    "scope_of",
+]

@@ -177,7 +177,8 @@ def read_back(
 ) -> ReadBack:
     """Read back the affected campaigns and compare them with the outcomes.
 
-    With ``settle_outcomes``, the outcomes are first settled in place (see :func:`settle`).
+    With ``settle_outcomes``, the outcomes are first settled in place (see
+    :func:`settle_by_live`).
     A failed read never raises: the outcomes of a campaign whose detail or rules could not be
     read (after the client's retries), and language targets when the dictionaries could not
     be, are returned as ``unverified`` with the first error, not as differences.
@@ -188,7 +189,7 @@ def read_back(
         return ReadBack()
     live, error = read_live_state(client, ids)
     if settle_outcomes:
-        settle(outcomes, live)
+        settle_by_live(outcomes, live)
     check = ReadBack(error=error, live=live)
     final: dict[tuple[Any, ...], Outcome] = {}
     for o in _checked(outcomes):
@@ -208,7 +209,7 @@ def read_back(
     return check
 
 
-def settle(outcomes: list[Outcome], live: LiveState) -> int:
+def settle_by_live(outcomes: list[Outcome], live: LiveState) -> int:
     """Settle, item by item, what the answers left open: an ``unknown`` write becomes
     ``applied`` when live shows it carried out and ``failed`` when it does not; an ``already``
     whose item holds another value than planned becomes ``failed``. A drop followed in the
@@ -255,7 +256,7 @@ def _settled_by_the_add(o: Outcome) -> int:
 
 
 def _settle_one(o: Outcome, live: LiveState) -> int:
-    """Settle one open outcome against live (see :func:`settle`); 1 when it changed."""
+    """Settle one open outcome against live (see :func:`settle_by_live`); 1 when it changed."""
     if not live.readable(o):  # "already" proves presence, not the bid: unknown
         if o.outcome == OutcomeState.ALREADY and is_valued(o.target) and o.action != "drop":
             o.outcome = OutcomeState.UNKNOWN
@@ -286,6 +287,6 @@ __all__ = [
     "same_value",
     "read_back",
     "read_live_state",
-    "settle",
+    "settle_by_live",
     "verify_outcomes",
 ]

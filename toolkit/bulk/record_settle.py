@@ -23,7 +23,7 @@ from .calls import CAMPAIGN
 from .diff import same
 from .outcome_states import OutcomeState
 from .outcomes import Outcome
-from .plan_records import plain
+from .plan_records import python_value
 
 
 def is_record_move(o: Outcome) -> bool:
@@ -39,7 +39,7 @@ def carried_out(o: Outcome, live: Mapping[str, Any]) -> bool | None:
     fields = [k for k in previous or {} if k in live]
     if not fields:
         return None
-    return any(not same(plain(live[k]), plain(previous[k])) for k in fields)  # type: ignore[index]
+    return any(not same(python_value(live[k]), python_value(previous[k])) for k in fields)  # type: ignore[index]
 
 
 def settle_records(outcomes: Iterable[Outcome], campaigns: Mapping[int, Mapping[str, Any]]) -> int:

@@ -17,8 +17,8 @@ to :data:`toolkit.spec.BID_DECIMALS` decimals.
 
 What a form changes: in an account workbook, the bid of the row at export (its ``_base_``
 sheet), so that applying the same workbook again changes nothing more; in an action
-workbook, the live bid when the plan is made (:mod:`toolkit.bulk.actions_relative` keeps such
-a row from being applied twice unnoticed).
+workbook, the live bid when the plan is made (:mod:`toolkit.bulk.workbook.actions_relative`
+keeps such a row from being applied twice unnoticed).
 
 >>> form = parse_bid(" rec - 5 % ")
 >>> form.text, form.base, form.apply(0.40)
@@ -152,7 +152,7 @@ def _percent(text: str) -> tuple[Decimal, str]:
     low, high = PERCENT_BOUNDS
     if not low < pct <= high:
         raise BidFormError(f"a percentage is more than {low}% and at most +{high}%")
-    return 1 + pct / 100, f"{found['sign']}{_plain(abs(pct))}%"
+    return 1 + pct / 100, f"{found['sign']}{_decimal_text(abs(pct))}%"
 
 
 def _factor(text: str) -> BidForm:
@@ -162,10 +162,10 @@ def _factor(text: str) -> BidForm:
     factor = Decimal(found["factor"])
     if not 0 < factor <= FACTOR_MAX:
         raise BidFormError(f"a factor is more than 0 and at most {FACTOR_MAX}")
-    return BidForm(None, factor, f"x{_plain(factor)}")
+    return BidForm(None, factor, f"x{_decimal_text(factor)}")
 
 
-def _plain(number: Decimal) -> str:
+def _decimal_text(number: Decimal) -> str:
     """``10``, ``2.5``, ``1.2`` (no exponent, no trailing zeros)."""
     return format(number.normalize(), "f")
 
@@ -256,7 +256,7 @@ def settle(cell: BidCell, current: float | None, price: Any = None) -> float | s
 
 def _checked(new: float, minimum: float | None, cell: BidCell) -> float | str:
     from .edits import money
-    from .workbook_layout import MAX_BID
+    from .workbook.layout import MAX_BID
 
     if not new > 0:
         return f"the new bid {money(new)} is not more than 0"

@@ -22,7 +22,7 @@ from .calls import CAMPAIGN, CPA_RULE, CREATIVE
 from .faces import OutcomeLike as Outcome
 from .faces import ResultLike as ApplyResult
 from .outcome_states import NOT_FINISHED, OutcomeState
-from .workbook_layout import SHEET_ROWS
+from .workbook.layout import SHEET_ROWS
 
 #: The sheets of the result workbook that mirror an edited table: the account's tables.
 RESULT_SHEETS: tuple[str, ...] = TABLES

@@ -66,14 +66,15 @@ class Account(Resource):
         limit: int | None = None,
     ) -> dict[str, str]:
         """Cities, regions or mobile ISPs whose name contains ``text``: id -> label."""
-        kind = checks.choice("type", type, spec.SEARCH_TYPES)
+        kind = checks.choice("type", type, spec.search_types())
         problems = []
         if len(text.strip()) < spec.SEARCH_MIN_CHARS:
             problems.append(f"search text needs at least {spec.SEARCH_MIN_CHARS} characters")
         if limit is not None and not 1 <= int(limit) <= spec.SEARCH_LIMIT_MAX:
             problems.append(f"limit must be from 1 to {spec.SEARCH_LIMIT_MAX}, got {limit}")
-        if country and kind not in spec.SEARCH_COUNTRY_FILTER:
-            problems.append(f"country filters only {', '.join(sorted(spec.SEARCH_COUNTRY_FILTER))}")
+        filtered = spec.search_country_filter()
+        if country and kind not in filtered:
+            problems.append(f"country filters only {', '.join(sorted(filtered))}")
         if country:
             k = spec.bid_kind()
             for code in country:
@@ -102,7 +103,7 @@ class Account(Resource):
             kind = by_name.get(name)
             if kind is None:
                 problems.append(
-                    f"unknown price parameter {name!r}; use {', '.join(spec.PRICE_PARAMS)}"
+                    f"unknown price parameter {name!r}; use {', '.join(spec.price_params())}"
                 )
                 continue
             if values is None:

@@ -46,11 +46,11 @@ class Resource:
         path: str | None = None,
         batch: bool = False,
     ) -> Any:
-        """Call operation ``name`` of :data:`toolkit.spec.OPERATIONS`; errors are raised.
+        """Call operation ``name`` of :func:`toolkit.spec.operations`; errors are raised.
 
         The answer is checked against the operation's shape (a batch answer's when
         ``batch``; see :mod:`toolkit.client.answers`) before anything reads it."""
-        op = spec.OPERATIONS_BY_NAME[name]
+        op = spec.operations_by_name()[name]
         req = Request(
             operation=name,
             method="GET" if "GET" in op.methods else "POST",
@@ -75,7 +75,7 @@ class Resource:
         path: str | None = None,
     ) -> BatchResult:
         """One batch operation over many campaigns, chunked by campaigns, items and URL size."""
-        op = spec.OPERATIONS_BY_NAME[name]
+        op = spec.operations_by_name()[name]
         ids = [int(c) for c in dict.fromkeys(campaign_ids)]
         result = BatchResult(name)
         if not ids:

@@ -148,9 +148,9 @@ class Campaigns(Resource):
     def _target(ad_format: str | None, target: Mapping[str, Any], problems: list[str]) -> dict:
         out: dict[str, Any] = {}
         for key, items in target.items():
-            if key not in spec.CREATE_TARGET_KINDS:
+            if key not in spec.create_target_kinds():
                 problems.append(
-                    f"target accepts {', '.join(spec.CREATE_TARGET_KINDS)}, not {key!r}"
+                    f"target accepts {', '.join(spec.create_target_kinds())}, not {key!r}"
                 )
                 continue
             kind = spec.TARGET_KINDS[key]

@@ -93,7 +93,7 @@ def format_number(value: float | Decimal) -> str:
     return text
 
 
-def plain(value: Any) -> Any:
+def wire_value(value: Any) -> Any:
     """Prepare a value for a query string or a JSON body: exact numbers, 1/0 booleans.
 
     Numbers of other types (numpy's, out of a DataFrame) become ints and decimals too.
@@ -110,9 +110,9 @@ def plain(value: Any) -> Any:
         except ArithmeticError:
             return Decimal(format_number(float(value)))
     if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items() if v is not None}
+        return {str(k): wire_value(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [plain(v) for v in value]
+        return [wire_value(v) for v in value]
     return value
 
 
@@ -134,13 +134,13 @@ def encode_query(params: Mapping[str, Any]) -> str:
     >>> encode_query({"id": 7, "items": ["a b", "c"], "bid": 0.1 + 0.2})
     'id=7&items%5B%5D=a%20b&items%5B%5D=c&bid=0.3'
     """
-    data = {k: _query_value(plain(v)) for k, v in params.items() if v is not None}
+    data = {k: _query_value(wire_value(v)) for k, v in params.items() if v is not None}
     return qs_codec.encode(data, qs_codec.EncodeOptions(list_format=qs_codec.ListFormat.BRACKETS))
 
 
 def encode_json(params: Mapping[str, Any]) -> bytes:
     """A JSON body with numbers written exactly (``0.3``, not ``0.30000000000000004``)."""
-    data = plain({k: v for k, v in params.items() if v is not None})
+    data = wire_value({k: v for k, v in params.items() if v is not None})
     text = json.dumps(_to_json(data), ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8")
 
@@ -347,9 +347,8 @@ class Transport:
         query = encode_query(req.params)
         url = f"{self.base_url}{req.path}"
         if req.files is not None:
-            form = {
-                k: str(_query_value(plain(v))) for k, v in (req.form or {}).items() if v is not None
-            }
+            fields = (req.form or {}).items()
+            form = {k: str(_query_value(wire_value(v))) for k, v in fields if v is not None}
             return "POST", f"{url}?{query}" if query else url, form, {}
         if req.method == "GET" and len(url) + 1 + len(query) + self._key_room <= MAX_URL:
             return "GET", f"{url}?{query}" if query else url, None, {}

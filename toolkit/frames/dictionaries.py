@@ -201,8 +201,8 @@ def load_search(
     >>> load_search(client, "city", "Barcelona", limit=5)                 # doctest: +SKIP
             id       label       name country region
     """
-    if type not in spec.SEARCH_TYPES:
-        raise ValueError(f"type must be one of {', '.join(spec.SEARCH_TYPES)}, got {type!r}")
+    if type not in spec.search_types():
+        raise ValueError(f"type must be one of {', '.join(spec.search_types())}, got {type!r}")
     return search_frame(type, client.account.search(type, text, country=country, limit=limit))
 
 

@@ -63,7 +63,6 @@ CPA_COND = category(spec.CPA_CONDS)
 CPA_LEAD_TYPE = category(spec.CPA_LEAD_TYPES)
 VIDEO_TYPE = category(("youtube", "video"))
 VIDEO_CONVERT = category(spec.VIDEO_CONVERT_STATES)
-SEARCH_TYPE = category(spec.SEARCH_TYPES)
 CATEGORY_GROUP = category(sorted({f.category_group for f in spec.FORMATS.values()}))
 
 # Limits of the detailed campaign view, each followed by its progress (``*_value``).
@@ -124,7 +123,7 @@ CREATIVES: dict[str, Dtype] = {
 
 class _Schemas(Mapping[str, dict[str, Dtype]]):
     """Schemas by frame name; those that depend on the target kinds (``campaigns`` counters,
-    ``targets.kind``) are built when asked, from the kinds of that moment."""
+    ``targets.kind``, ``search.type``) are built when asked, from the kinds of that moment."""
 
     def __init__(self, table: dict[str, Any]) -> None:
         self._table = table
@@ -220,8 +219,8 @@ SCHEMAS: Mapping[str, dict[str, Dtype]] = _Schemas(
         "ref_language": {"id": INT, "code": STRING, "name": STRING},
         "ref_language_code": {"code": STRING, "name": STRING},
         "ref_subs_age": {"id": INT, "name": STRING},
-        "search": {
-            "type": SEARCH_TYPE,
+        "search": lambda: {
+            "type": category(spec.search_types()),
             "id": INT,
             "label": STRING,
             "name": STRING,
@@ -247,6 +246,62 @@ SCHEMAS: Mapping[str, dict[str, Dtype]] = _Schemas(
 
 #: The dictionary types of ``list-refs-data``, each with the schema of its frame.
 REF_SCHEMAS: dict[str, str] = {t: f"ref_{t}" for t in spec.DICTIONARY_TYPES}
+
+
+# --------------------------------------------------------------------------- plans and runs
+# The frames of a plan's calls (``Plan.to_frame()``) and of a run's outcomes
+# (``ApplyResult.to_frame()``). Their coded columns take their codes from the planner, a layer
+# above this one (which this module may not import): the caller gives them.
+
+OBJECT = np.dtype(object)
+
+
+def plan_calls_schema(steps: Sequence[str]) -> dict[str, Dtype]:
+    """The columns and dtypes of ``Plan.to_frame()``, one row per call; ``step`` is ordered
+    as ``steps`` (:data:`toolkit.bulk.calls.STEPS`, the order the calls are sent in).
+
+    >>> {c: str(d) for c, d in plan_calls_schema(("drop", "add")).items() if c != "step"}
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'action': 'string', 'target': 'string', 'list_type': 'string', 'campaigns': 'Int64',
+     'campaign_ids': 'object', 'items': 'Int64', 'bid': 'float64', 'bids': 'object',
+     'changes': 'Int64', 'detail': 'string', 'call': 'Int64'}
+    """
+    return {
+        "step": pd.CategoricalDtype(list(steps), ordered=True),
+        "action": STRING,
+        "target": STRING,
+        "list_type": STRING,
+        "campaigns": INT,
+        "campaign_ids": OBJECT,  # a list of ids per call
+        "items": INT,
+        "bid": FLOAT,
+        "bids": OBJECT,  # country adds: code -> bid, else None
+        "changes": INT,
+        "detail": STRING,
+        "call": INT,
+    }
+
+
+def run_outcomes_schema(outcomes: Sequence[str]) -> dict[str, Dtype]:
+    """The columns and dtypes of ``ApplyResult.to_frame()``, one row per outcome; ``outcome``
+    takes the codes ``outcomes`` (:data:`toolkit.bulk.outcome_states.OUTCOMES`).
+
+    >>> list(run_outcomes_schema(("applied", "failed")))[-4:]
+    ['bid', 'outcome', 'message', 'previous']
+    """
+    return {
+        "seq": INT,
+        "step": STRING,
+        "action": STRING,
+        "target": STRING,
+        "list_type": STRING,
+        "campaign_id": INT,
+        "item": STRING,
+        "bid": FLOAT,
+        "outcome": category(outcomes),
+        "message": STRING,
+        "previous": STRING,
+    }
 
 
 # --------------------------------------------------------------------------- building
@@ -390,6 +445,8 @@ __all__ = [
     "dtype_names",
     "empty",
     "frame",
+    "plan_calls_schema",
     "records_frame",
+    "run_outcomes_schema",
     "schema",
 ]

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..bulk.actions_templates import COLUMNS as ACTION_COLUMNS
+from ..bulk.workbook.actions_templates import COLUMNS as ACTION_COLUMNS
 from ..frames.cells import excel_text
 from . import money, profit_view, view
 from .parts import PROPOSALS, Parts, action_rows, old_bid_column, parts, proposal_totals

@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from ..bulk.actions_templates import write_template
+from ..bulk.workbook.actions_templates import write_template
 from .proposals import action_rows as _action_rows
 
 #: The proposals a file shows, and the title of each (its sheet's name in a workbook).

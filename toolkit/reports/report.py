@@ -22,8 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..bulk.actions_templates import write_template
 from ..bulk.plan import Plan, make_plan
+from ..bulk.workbook.actions_templates import write_template
 from ..client import Client
 from ..client import connect as connect_client
 from ..errors import PlanRefused
@@ -245,7 +245,7 @@ class BidReport:
 
     def to_actions(self, path: str | os.PathLike[str], to: str = "minimum") -> Path:
         """Write the proposal as a country-bids action workbook (one ``set`` row per moved
-        bid); :func:`toolkit.bulk.actions.plan_actions` reads it back into the same calls.
+        bid); :func:`toolkit.bulk.workbook.actions.plan_actions` reads it back into the same calls.
         ``to="profit"``: ``set`` and ``drop`` rows of countries, ``pause`` rows of campaigns."""
         if to == profit_plan.PROFIT:
             moves = self._profit_moves()

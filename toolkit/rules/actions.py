@@ -19,8 +19,8 @@ from typing import Any
 import pandas as pd
 
 from .. import spec
-from ..bulk.actions_templates import write_template
 from ..bulk.calls import BID_RULE
+from ..bulk.workbook.actions_templates import write_template
 from ..stats.schema import COUNTRY
 from .evaluate import PLANNED, list_name
 

@@ -175,10 +175,10 @@ def _bids(df: pd.DataFrame, key: str) -> dict[tuple[int, str], float]:
     }
 
 
-Outcome = tuple[str, str | None, Any, Any]  # status, target, old, new
+EffectResult = tuple[str, str | None, Any, Any]  # an effect's status, target, old, new
 
 
-def _blacklist(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
+def _blacklist(s: _State, rule: Rule, cid: int, key: str) -> EffectResult:
     black, white = list_name(rule.level, "black"), list_name(rule.level, "white")
     if (cid, white, key) in s.lists:
         s.drops.append((cid, white, key))
@@ -223,7 +223,7 @@ DONE: dict[str, Callable[[_State, Rule, int, str], bool]] = {
 }
 
 
-def _whitelist(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
+def _whitelist(s: _State, rule: Rule, cid: int, key: str) -> EffectResult:
     black, white = list_name(rule.level, "black"), list_name(rule.level, "white")
     if (cid, white, key) in s.lists:
         return ALREADY, white, "whitelisted", None
@@ -255,7 +255,7 @@ def _live_bid(s: _State, rule: Rule, cid: int, key: str) -> tuple[str, float | N
     return BID_RULE, old
 
 
-def _bid(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
+def _bid(s: _State, rule: Rule, cid: int, key: str) -> EffectResult:
     target, old = _live_bid(s, rule, cid, key)
     if target == COUNTRY:
         if old is None:
@@ -273,7 +273,7 @@ def _bid(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
     return PLANNED, target, old, new
 
 
-def _pause(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
+def _pause(s: _State, rule: Rule, cid: int, key: str) -> EffectResult:
     status = s.work.get(cid)
     if status == "Archived":
         return ARCHIVED, CAMPAIGN, status, None
@@ -284,7 +284,7 @@ def _pause(s: _State, rule: Rule, cid: int, key: str) -> Outcome:
 
 
 #: How each action meets the account: one row per action of ``model.ACTIONS``.
-EFFECTS: dict[str, Callable[[_State, Rule, int, str], Outcome]] = {
+EFFECTS: dict[str, Callable[[_State, Rule, int, str], EffectResult]] = {
     "blacklist": _blacklist,
     "whitelist": _whitelist,
     "bid": _bid,
@@ -292,13 +292,13 @@ EFFECTS: dict[str, Callable[[_State, Rule, int, str], Outcome]] = {
 }
 
 
-def settle(decisions: pd.DataFrame, rules: list[Rule], state: _State) -> pd.DataFrame:
+def settle_by_account(decisions: pd.DataFrame, rules: list[Rule], state: _State) -> pd.DataFrame:
     """The decisions with their status against the account, in rule order (the first rule
     to decide an item wins), and the state's edits filled in."""
     by_name = {r.name: r for r in rules}
     seen: dict[tuple[int, str, str], tuple[Any, ...]] = {}
     out = decisions.copy()
-    results: list[Outcome] = []
+    results: list[EffectResult] = []
     for row in out.itertuples(index=False):
         rule, cid, key = by_name[row.rule], int(row.campaign_id), str(row.key)
         if cid not in state.work:  # whatever else: nothing of it can be planned
@@ -555,7 +555,7 @@ def _decided(
         made=memory.made_by,
         payouts=plan_options["payouts"],
     )
-    decisions = settle(decisions, rules, state)
+    decisions = settle_by_account(decisions, rules, state)
     decisions = memory.stepped(decisions, rules)
     decisions = hold_back(
         decisions,
@@ -595,6 +595,6 @@ __all__ = [
     "evaluate_rules",
     "list_name",
     "reasons",
-    "settle",
+    "settle_by_account",
     "with_outcomes",
 ]

@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from .. import spec
-from ..bulk.workbook_layout import MAX_BID
+from ..bulk.workbook.layout import MAX_BID
 from ..errors import RuleProblem, RulesError, WorkbookError
 from ..stats.schema import COUNTRY, LEVELS
 from .delay import Delay
@@ -236,7 +236,7 @@ class Rule:
 
 
 #: The range of each number of a rule: ``(low, high, low included)``. A bid up to the
-#: workbook's bound for a typo (:data:`toolkit.bulk.workbook_layout.MAX_BID`); a factor from
+#: workbook's bound for a typo (:data:`toolkit.bulk.workbook.layout.MAX_BID`); a factor from
 #: 0.1 to 10 (a tenth of the bid to ten times it: the ``bid_jump`` guard still asks before
 #: a step past its own bounds); days up to ten years; at most a million decisions a run; a
 #: payout up to a million USD; a confirmation over 1 to 7 days.

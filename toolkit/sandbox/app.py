@@ -72,7 +72,7 @@ class App:
         self.faults = faults
         self.control = control
         self.routes = build_routes()
-        self.methods = {p: op.methods for p, op in spec.OPERATIONS_BY_PATH.items()}
+        self.methods = {p: op.methods for p, op in spec.operations_by_path().items()}
         self.stats: Counter[tuple[str, str, int]] = Counter()
         self._stats_lock = threading.Lock()
 

@@ -262,7 +262,7 @@ class Refs:
         needle = fold(text.strip())
         if limit <= 0 or not needle or "\n" in needle:
             return {}
-        wanted = countries if countries and type in spec.SEARCH_COUNTRY_FILTER else None
+        wanted = countries if countries and type in spec.search_country_filter() else None
         index = self._index.get(type)
         if index is None:
             return {}

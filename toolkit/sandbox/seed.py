@@ -141,7 +141,7 @@ class _Seeder(TargetSeeder):
         rng = self.rng
         status = _pick(rng.random(), CAMPAIGN_STATUS_ODDS)
         complete = rng.random() < 0.93
-        missing = set() if complete else set(rng.sample(spec.START_REQUIRES, rng.randint(1, 3)))
+        missing = set() if complete else set(rng.sample(spec.start_requires(), rng.randint(1, 3)))
         r = rng.random()
         if status in ("Declined", "Stopped") or not complete:
             work_status = "Paused" if r < 0.7 else "Archived"

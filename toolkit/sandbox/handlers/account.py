@@ -25,7 +25,7 @@ def dictionaries(ctx: Ctx) -> dict[str, Any]:
 
 def search(ctx: Ctx) -> dict[str, Any]:
     p = ctx.params
-    kind = p.get_choice("type", spec.SEARCH_TYPES, required=True)
+    kind = p.get_choice("type", spec.search_types(), required=True)
     text = p.get_str("search", required=True)
     countries = p.get_list("country", str)
     limit = p.get_int("limit", default=spec.SEARCH_LIMIT_DEFAULT)
@@ -36,7 +36,7 @@ def search(ctx: Ctx) -> dict[str, Any]:
         )
     if not 1 <= limit <= spec.SEARCH_LIMIT_MAX:
         errors.append(f"Invalid limit: {limit} (from 1 to {spec.SEARCH_LIMIT_MAX})")
-    if countries and kind not in spec.SEARCH_COUNTRY_FILTER:
+    if countries and kind not in spec.search_country_filter():
         errors.append(f"Parameter 'country' is not available for search type '{kind}'")
     errors += [f"Invalid country item: {c}" for c in countries if c not in ctx.refs.countries]
     if errors:

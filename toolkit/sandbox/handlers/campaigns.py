@@ -142,15 +142,15 @@ def _target(ctx: Ctx, ad_format: str, cid: int | None, errors: list[str]) -> dic
     if raw is None or raw == "" or raw == []:
         return {}
     if not isinstance(raw, dict):
-        kinds = ", ".join(spec.CREATE_TARGET_KINDS)
+        kinds = ", ".join(spec.create_target_kinds())
         raise Business(f"Parameter 'target' must be an object of {kinds}")
     sub = Params(raw)
     out: dict[str, Any] = {}
     for key in raw:
-        if key not in spec.CREATE_TARGET_KINDS:
-            allowed = ", ".join(spec.CREATE_TARGET_KINDS)
+        if key not in spec.create_target_kinds():
+            allowed = ", ".join(spec.create_target_kinds())
             errors.append(f"Invalid target key: '{key}'; allowed: {allowed}")
-    for name in spec.CREATE_TARGET_KINDS:
+    for name in spec.create_target_kinds():
         if name not in raw:
             continue
         kind = spec.TARGET_KINDS[name]
@@ -190,7 +190,7 @@ def start_problems(db: sqlite3.Connection, row: sqlite3.Row) -> list[str]:
     if row["status"] in ("Declined", "Stopped"):
         return [f"Campaign #{cid} can not be started: its status is {row['status']}"]
     missing = []
-    for name in spec.START_REQUIRES:
+    for name in spec.start_requires():
         if spec.TARGET_KINDS[name].bids:
             sql = "SELECT 1 FROM countries WHERE campaign_id=? LIMIT 1"
             args: tuple[Any, ...] = (cid,)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import spec
-from ..stats.countries import canonical_code
+from ... import spec
+from ...stats.countries import canonical_code
 
 _INTEGRAL_RE = re.compile(r"[0-9]+(\.0*)?", re.ASCII)
 _DECIMAL_RE = re.compile(r"[+-]?[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?", re.ASCII)

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ..errors import WorkbookProblem
-from ..frames.schemas import frame
-from .workbook_layout import COLUMNS, SHEETS
+from ...errors import WorkbookProblem
+from ...frames.schemas import frame
+from .layout import COLUMNS, SHEETS
 
 #: The ``_meta`` key of the digests.
 DIGESTS_KEY = "digests"

@@ -24,15 +24,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import WorkbookError, WorkbookProblem
-from ..frames.cells import unescape_arrow
-from ..frames.schemas import FLOAT, INT, STRING, TIME
-from ..text import single_spaced
-from ..xlsx.archive import check_file
-from ..xlsx.guard import SheetGuard
-from ..xlsx.parts import sheet_parts
-from .workbook_file import SheetScan, formulas_and_merges, percent_styles, styled_numbers
-from .workbook_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, unescape_text
+from ...errors import WorkbookError, WorkbookProblem
+from ...frames.cells import unescape_arrow
+from ...frames.schemas import FLOAT, INT, STRING, TIME
+from ...text import single_spaced
+from ...xlsx.archive import check_file
+from ...xlsx.guard import SheetGuard
+from ...xlsx.parts import sheet_parts
+from .sheet_scan import SheetScan, formulas_and_merges, percent_styles, styled_numbers
+from .sheet_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, unescape_text
 
 #: Reading engines, in the order tried.
 ENGINES: tuple[str, ...] = ("calamine", "openpyxl")
@@ -138,7 +138,7 @@ class Book:
         return []
 
     def scan(self, name: str) -> SheetScan:
-        """Formulas and merged ranges of a sheet (see :mod:`.workbook_file`)."""
+        """Formulas and merged ranges of a sheet (see :mod:`.sheet_scan`)."""
         with self._unreadable(name):
             self._guard.check(name)
             archive = self._archive()
@@ -150,7 +150,7 @@ class Book:
     def percent_rows(self, name: str, letter: str) -> list[int]:
         """The rows whose number cell in column ``letter`` is shown as a percentage (``0%``,
         ``0.00%``): ``+10%`` typed in Excel into a number cell is 0.1 shown so. Free for a
-        workbook whose styles show no percentage (see :mod:`.workbook_file`)."""
+        workbook whose styles show no percentage (see :mod:`.sheet_scan`)."""
         with self._unreadable(name):
             archive = self._archive()
             if self._percent is None:

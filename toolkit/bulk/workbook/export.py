@@ -1,8 +1,8 @@
 """Writing the editable workbook (see :mod:`toolkit.bulk.workbook`): openpyxl writes the
 skeleton (styles, header comments, drop-down lists, protection, hidden sheets) and
-:mod:`~toolkit.bulk.workbook_xml` splices the data rows in.
+:mod:`~toolkit.bulk.workbook.sheet_xml` splices the data rows in.
 
-A sheet holds at most :data:`~toolkit.bulk.workbook_layout.SHEET_ROWS` data rows: a longer
+A sheet holds at most :data:`~toolkit.bulk.workbook.layout.SHEET_ROWS` data rows: a longer
 table continues on ``lists (2)``, ``lists (3)``, ... (and its exported state on
 ``_base_lists (2)``, ...), which :func:`~toolkit.bulk.workbook.read_workbook` reads back as
 one table. ``_meta`` records how many sheets each table spans.
@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .. import spec
-from ..frames.account import CAMPAIGN_COLUMN, TABLES, Account
-from ..frames.cells import escape_formula
-from ..frames.schemas import REF_SCHEMAS, SCHEMA_VERSION
-from . import workbook_layout as layout
-from .workbook_account import ACCOUNT_KEY, exported_account
-from .workbook_digest import DIGESTS_KEY, export_digests
-from .workbook_layout import (
+from ... import spec
+from ...frames.account import CAMPAIGN_COLUMN, TABLES, Account
+from ...frames.cells import escape_formula
+from ...frames.schemas import REF_SCHEMAS, SCHEMA_VERSION
+from . import layout
+from .account import ACCOUNT_KEY, exported_account
+from .digest import DIGESTS_KEY, export_digests
+from .layout import (
     BASE_PREFIX,
     COLUMNS,
     LISTS_SHEET,
@@ -43,14 +43,14 @@ from .workbook_layout import (
     part_name,
     readme_lines,
 )
-from .workbook_xml import Column, SheetData, sheet_rows, splice
+from .sheet_xml import Column, SheetData, sheet_rows, splice
 
 if TYPE_CHECKING:  # pragma: no cover
     from openpyxl import Workbook
     from openpyxl.worksheet.datavalidation import DataValidation
     from openpyxl.worksheet.worksheet import Worksheet
 
-    from ..client import Client
+    from ...client import Client
 
 #: Highest row and column of a sheet (drop-down lists and column styles reach them).
 MAX_ROW = 1_048_576
@@ -97,12 +97,12 @@ def export_workbook(
 
 
 def _account(source: Any, campaign_ids: list[int] | None) -> Account:
-    from ..client import Client
+    from ...client import Client
 
     if isinstance(source, Account):
         return source
     if isinstance(source, Client):
-        from ..frames import load_account
+        from ...frames import load_account
 
         return load_account(source, campaign_ids, progress=False)
     raise TypeError(f"expected an Account or a Client, not {type(source).__name__}")
@@ -218,7 +218,7 @@ def _skeleton(
 
 
 def _parts(df: pd.DataFrame) -> list[pd.DataFrame]:
-    """The table cut into sheets of at most :data:`~toolkit.bulk.workbook_layout.SHEET_ROWS`
+    """The table cut into sheets of at most :data:`~toolkit.bulk.workbook.layout.SHEET_ROWS`
     rows (one sheet, maybe empty, for a short table)."""
     size = layout.SHEET_ROWS
     if size < 1 or size + 1 >= layout.ROW_LIMIT:
@@ -391,7 +391,7 @@ def _refs_sheet(ws: Worksheet, refs: Mapping[str, pd.DataFrame]) -> None:
 
 
 def _meta(account: Account, tables: Mapping[str, pd.DataFrame]) -> list[tuple[str, str]]:
-    from ..client import redact
+    from ...client import redact
 
     return [
         ("format", WORKBOOK_FORMAT),

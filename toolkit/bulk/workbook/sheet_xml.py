@@ -54,8 +54,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..frames.cells import escape_arrow
-from ..xlsx.parts import sheet_parts
+from ...frames.cells import escape_arrow
+from ...xlsx.parts import sheet_parts
 
 #: Rows built per chunk, to bound memory on big sheets.
 CHUNK_ROWS = 100_000
@@ -111,7 +111,7 @@ def _arrow_text(series: pd.Series) -> pa.Array:
 
 
 def escape_text(arr: pa.Array) -> pa.Array:
-    """XML-escape a large_string array the way :mod:`toolkit.bulk.workbook_xml` says."""
+    """XML-escape a large_string array the way :mod:`toolkit.bulk.workbook.sheet_xml` says."""
     if len(arr) == 0:
         return arr
     if pc.any(pc.match_substring_regex(arr, _ESCAPE_LIKE)).as_py():

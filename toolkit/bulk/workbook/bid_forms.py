@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import spec
-from ..errors import WorkbookProblem
-from .relative_bids import (
+from ... import spec
+from ...errors import WorkbookProblem
+from ..relative_bids import (
     BID_COLUMNS,
     BidCell,
     BidForm,
@@ -32,8 +32,8 @@ from .relative_bids import (
     parse_bid,
     settle,
 )
-from .workbook_checks import PART_STRIDE, Context
-from .workbook_layout import SHEETS
+from .checks import PART_STRIDE, Context
+from .layout import SHEETS
 
 #: Why a form that changes a bid is refused in a workbook without its exported state.
 NO_BASE = (

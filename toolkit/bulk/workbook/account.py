@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..errors import (
+from ...errors import (
     AccountMismatchError,
     ApiError,
     AuthError,
@@ -33,11 +33,11 @@ from ..errors import (
     WorkbookError,
     WorkbookProblem,
 )
-from .workbook_layout import META_SHEET
+from .layout import META_SHEET
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..client import Client
-    from ..frames import Account
+    from ...client import Client
+    from ...frames import Account
 
 #: The key of ``_meta`` that holds the user id of the account a workbook was exported from.
 ACCOUNT_KEY = "account"

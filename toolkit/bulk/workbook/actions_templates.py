@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import spec
-from ..frames.cells import excel_text, put_cell
-from .workbook_layout import typed_kinds
+from ... import spec
+from ...frames.cells import excel_text, put_cell
+from .layout import typed_kinds
 
 SHEET = "actions"
 #: Sheet of the example rows of a template: shown, never read.
@@ -75,7 +75,7 @@ def _rows_sheet(sheet: Any, rows: Any) -> None:
     sheet.append([excel_text(c) for c in (*COLUMNS, *extra)])
     for cell in sheet[1]:
         cell.font = Font(bold=True)
-    for row in rows:  # text as text, never a formula (read back by bulk.actions)
+    for row in rows:  # text as text, never a formula (read back by bulk.workbook.actions)
         sheet.append([excel_text(row.get(c)) for c in (*COLUMNS, *extra)])
     for letter, width in zip("ABCDEF", (10, 16, 12, 24, 10, 10), strict=True):
         sheet.column_dimensions[letter].width = width

@@ -25,17 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .. import spec
-from ..errors import ToolkitError, WorkbookError, WorkbookProblem
-from .journal import INVERTED, Journal, open_journal
-from .provenance import Provenance
-from .relative_bids import BidCell, BidForm, settle
-from .relative_prices import ask_prices, unpriced
-from .run_check import undone_in_force
+from ... import spec
+from ...errors import ToolkitError, WorkbookError, WorkbookProblem
+from ..journal import INVERTED, Journal, open_journal
+from ..provenance import Provenance
+from ..relative_bids import BidCell, BidForm, settle
+from ..relative_prices import ask_prices, unpriced
+from ..run_check import undone_in_force
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..client import Client
-    from ..frames import Account
+    from ...client import Client
+    from ...frames import Account
 
 #: The rule name of the journaled relative bids of action workbooks.
 RULE = "relative bid"
@@ -127,7 +127,7 @@ def percent_bids(
     shown: Iterable[int],
 ) -> list[WorkbookProblem]:
     """The bid cells that hold a number shown as a percentage (``shown``: their Excel rows,
-    :meth:`toolkit.bulk.workbook_read.Book.percent_rows`): Excel and LibreOffice turn ``+10%``
+    :meth:`toolkit.bulk.workbook.cells.Book.percent_rows`): Excel and LibreOffice turn ``+10%``
     typed in a cell that is not text into the number 0.1 (and show it 10%); read as a bid, it
     would set 0.10 USD."""
     if "bid" not in header:

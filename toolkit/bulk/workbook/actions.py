@@ -41,10 +41,11 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from openpyxl.utils import get_column_letter
 
-from .. import spec
-from ..errors import WorkbookError, WorkbookProblem
-from ..frames.cells import unescape_formula
-from ..stats.countries import code_advice
+from ... import spec
+from ...errors import WorkbookError, WorkbookProblem
+from ...frames.cells import unescape_formula
+from ...stats.countries import code_advice
+from ..relative_bids import BidForm, BidFormError, parse_bid
 from .action_cells import campaign_cell, campaigns_of, code_kind, item_code
 from .actions_relative import bid_letter, form_problems, percent_bids
 from .actions_templates import (
@@ -55,16 +56,15 @@ from .actions_templates import (
     write_template,
     write_templates,
 )
-from .relative_bids import BidForm, BidFormError, parse_bid
-from .workbook_forms import NOT_A_COUNTRY
-from .workbook_layout import MAX_BID, typed_kinds
-from .workbook_read import Book, is_empty, number_problem
+from .bid_forms import NOT_A_COUNTRY
+from .cells import Book, is_empty, number_problem
+from .layout import MAX_BID, typed_kinds
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..client import Client
-    from ..frames import Account
-    from .journal import Journal
-    from .plan import Plan
+    from ...client import Client
+    from ...frames import Account
+    from ..journal import Journal
+    from ..plan import Plan
 
 MOVES = {"start": "Started", "pause": "Paused", "archive": "Archived"}
 _ID_RE = re.compile(r"[0-9]+", re.ASCII)
@@ -204,7 +204,7 @@ def _check(
 ) -> tuple[list[Action], list[str]]:
     """The rows checked against ``account``; one WorkbookError names every problem: each
     row's, ``found`` before, and those of the bids written as changes that the live account
-    tells (:func:`~toolkit.bulk.actions_relative.form_problems`)."""
+    tells (:func:`~toolkit.bulk.workbook.actions_relative.form_problems`)."""
     known = _Campaigns.of(account)
     problems: list[WorkbookProblem] = list(found)
     warnings: list[str] = []
@@ -412,8 +412,8 @@ def _item_problem(target: str, item: str, list_type: str | None) -> str | None:
         return f"list_type is black or white, and only for {typed_kinds()}"
     if code_kind(kind) is not None:  # what it probably meant: UK -> GB, english -> en
         return code_advice(item, kind.name) or None
-    from ..client import checks
-    from ..errors import ValidationError
+    from ...client import checks
+    from ...errors import ValidationError
 
     value: Any = item
     if kind.item_type is int:
@@ -521,12 +521,12 @@ def plan_actions(
     then checked against the live account. Campaigns a row leaves out (``set`` of a country a
     campaign does not target) are listed in ``plan.warnings``. A bid written as a change
     (``+10%``, ``x1.2``, ``min``, ``rec-5%``) is settled against the live bid and the
-    service's prices (:mod:`toolkit.bulk.actions_relative`); a change of the bid that an
+    service's prices (:mod:`toolkit.bulk.workbook.actions_relative`); a change of the bid that an
     earlier run in ``journal`` applied already is refused unless ``again``.
     """
+    from ..plan import account_of, make_plan, read_live
+    from ..relative_bids import written
     from .actions_relative import provenance_of, refuse_again, settle_actions
-    from .plan import account_of, make_plan, read_live
-    from .relative_bids import written
 
     records, numbers, found = _sheet_rows(path, sheet)
     account = read_live(client)  # IncompleteReadError when a part could not be read

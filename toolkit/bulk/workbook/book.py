@@ -14,10 +14,10 @@ PosixPath('account.xlsx')
 The workbook has a README sheet first, one sheet per table (``campaigns``, ``countries``,
 ``targets``, ``lists``, ``bid_rules``, ``cpa_rules``, ``creatives``; columns and dtypes of
 :data:`toolkit.frames.schemas.SCHEMAS`, editable columns in
-:data:`~toolkit.bulk.workbook_layout.EDITABLE`) and hidden sheets: ``_base_<table>`` (the
+:data:`~toolkit.bulk.workbook.layout.EDITABLE`) and hidden sheets: ``_base_<table>`` (the
 exported state, for the three-way diff), ``_lists`` (drop-down lists), ``_refs`` (the
 account's dictionaries) and ``_meta``. A table longer than
-:data:`~toolkit.bulk.workbook_layout.SHEET_ROWS` rows continues on ``lists (2)``, ...
+:data:`~toolkit.bulk.workbook.layout.SHEET_ROWS` rows continues on ``lists (2)``, ...
 (and ``_base_lists (2)``, ...), read back as one table; a table sheet that reaches
 row 1,048,576, where Excel and LibreOffice cut sheets off, is refused.
 """
@@ -37,18 +37,18 @@ import numpy as np
 import pandas as pd
 from openpyxl.utils import get_column_letter
 
-from .. import spec
-from ..errors import WorkbookError, WorkbookProblem
-from ..frames.account import TABLES
-from ..frames.schemas import REF_SCHEMAS, SCHEMAS, frame
-from . import workbook_layout as layout
-from .relative_bids import BID_COLUMNS, BidCell, split_cells
-from .workbook_checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
-from .workbook_digest import DIGESTS_KEY, edited, parse_digests, shown, unchanged
-from .workbook_export import export_workbook
-from .workbook_file import cells_of
-from .workbook_forms import excel_percentages, workbook_forms
-from .workbook_layout import (
+from ... import spec
+from ...errors import WorkbookError, WorkbookProblem
+from ...frames.account import TABLES
+from ...frames.schemas import REF_SCHEMAS, SCHEMAS, frame
+from ..relative_bids import BID_COLUMNS, BidCell, split_cells
+from . import layout
+from .bid_forms import excel_percentages, workbook_forms
+from .cells import Book, CellProblem, columns_of, is_empty, to_column
+from .checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
+from .digest import DIGESTS_KEY, edited, parse_digests, shown, unchanged
+from .export import export_workbook
+from .layout import (
     BASE_PREFIX,
     COLUMNS,
     EDITABLE,
@@ -60,9 +60,9 @@ from .workbook_layout import (
     SHEETS,
     Sheet,
 )
-from .workbook_read import Book, CellProblem, columns_of, is_empty, to_column
-from .workbook_sheets import SheetMap, map_sheets
-from .workbook_view import tables_frame, tables_html
+from .sheet_scan import cells_of
+from .sheets import SheetMap, map_sheets
+from .view import tables_frame, tables_html
 
 
 @dataclass
@@ -70,7 +70,7 @@ class WorkbookTables:
     """What :func:`read_workbook` read.
 
     ``desired``: the edited tables, only those whose sheet is present, with the columns of
-    :data:`~toolkit.bulk.workbook_layout.COLUMNS` and their declared dtypes. ``base``: the
+    :data:`~toolkit.bulk.workbook.layout.COLUMNS` and their declared dtypes. ``base``: the
     exported state from the hidden ``_base_*`` sheets, same columns and dtypes (empty when
     the workbook has none, like a workbook made by hand). ``missing``: tables whose sheet is
     absent, which means "no change". ``refs``: the dictionaries saved with the export.
@@ -200,7 +200,7 @@ def _read_bases(
     covered: set[tuple[str, int | None, str | None]],
 ) -> dict[str, pd.DataFrame]:
     """The exported state: a table sheet's rows when they have the digest of the export (its
-    ``_base_`` sheets are then not parsed), else its ``_base_`` sheets (:mod:`.workbook_digest`)."""
+    ``_base_`` sheets are then not parsed), else its ``_base_`` sheets (:mod:`.digest`)."""
     base = {t: unchanged(t, parsed[t].df, digests) for t in sheets.bases if t in clean}
     unread = [t for t in sheets.bases if base.get(t) is None]
     book.prefetch([s for t in unread for s in sheets.bases[t]])
@@ -435,7 +435,7 @@ def _structure(
 
 
 def _text_dtype(dtype: Any) -> Any:
-    from ..frames.schemas import STRING
+    from ...frames.schemas import STRING
 
     return STRING if isinstance(dtype, pd.CategoricalDtype) else dtype
 

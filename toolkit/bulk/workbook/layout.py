@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .. import spec
-from ..frames.account import TABLES
-from ..frames.schemas import SCHEMAS
+from ... import spec
+from ...frames.account import TABLES
+from ...frames.schemas import SCHEMAS
 
 #: Hidden sheet of the drop-down lists (one column per list).
 LISTS_SHEET = "_lists"

@@ -17,8 +17,8 @@ from html import escape
 
 import pandas as pd
 
-from ..frames.account import TABLES
-from .faces import TablesLike as WorkbookTables
+from ...frames.account import TABLES
+from ..faces import TablesLike as WorkbookTables
 
 
 def tables_frame(tables: WorkbookTables) -> pd.DataFrame:

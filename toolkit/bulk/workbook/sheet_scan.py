@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
-from ..xlsx.archive import SCAN_CHUNK
+from ...xlsx.archive import SCAN_CHUNK
 
 #: How far a cell's XML may reach from its tag (the chunks of a sheet overlap by as much).
 OVERLAP = 1024

@@ -26,12 +26,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pycountry
 
-from .. import spec
-from ..errors import WorkbookProblem
-from ..frames.schemas import SCHEMAS
-from ..stats.countries import code_advice, suggest_language
-from . import workbook_layout as layout
-from .workbook_layout import SHEETS
+from ... import spec
+from ...errors import WorkbookProblem
+from ...frames.schemas import SCHEMAS
+from ...stats.countries import code_advice, suggest_language
+from . import layout
+from .layout import SHEETS
 
 COUNTRY_CODES: frozenset[str] = frozenset(c.alpha_2 for c in pycountry.countries)
 _SOURCE_ID = r"^[1-9][0-9]{0,18}$"
@@ -150,7 +150,7 @@ class _Problems:
             if isinstance(value, str) and not value:
                 value = None
             sheet, row = self.place(int(self.rows[pos]))
-            self.found.append(WorkbookProblem(sheet, row, column, _plain(value), message))
+            self.found.append(WorkbookProblem(sheet, row, column, _cell_value(value), message))
 
     def place(self, row: int) -> tuple[str, int]:
         """The sheet and Excel row of a row number (see :data:`PART_STRIDE`)."""
@@ -169,7 +169,8 @@ def _is_mask(where: Any) -> bool:
     return isinstance(where, (pd.Series, np.ndarray)) and np.asarray(where).dtype == bool
 
 
-def _plain(value: Any) -> Any:
+def _cell_value(value: Any) -> Any:
+    """A cell's value as a problem shows it: Python, missing as None, whole floats as ints."""
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return None
     if isinstance(value, np.generic):
@@ -247,7 +248,7 @@ def _positive(df: pd.DataFrame, cols: set[str], out: _Problems, col: str) -> Non
 
 
 def _bid(df: pd.DataFrame, cols: set[str], out: _Problems, table: str, ctx: Context) -> None:
-    """A bid is more than 0, and at most :data:`~toolkit.bulk.workbook_layout.MAX_BID`
+    """A bid is more than 0, and at most :data:`~toolkit.bulk.workbook.layout.MAX_BID`
     unless it is the exported bid of the row."""
     _positive(df, cols, out, "bid")
     if "bid" not in cols:
@@ -528,7 +529,7 @@ def _read_only(
         differs = ~_same(mine, theirs)
         if differs.any():
             for p, was in zip(pos[differs], theirs[differs], strict=True):
-                shown = "empty" if _plain(was) is None else repr(_plain(was))
+                shown = "empty" if _cell_value(was) is None else repr(_cell_value(was))
                 out.add([int(p)], col, f"read-only column changed (exported: {shown})")
 
 

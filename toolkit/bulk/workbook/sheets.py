@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import WorkbookProblem
-from ..frames.account import TABLES
-from .workbook_layout import (
+from ...errors import WorkbookProblem
+from ...frames.account import TABLES
+from .layout import (
     BASE_PREFIX,
     LISTS_SHEET,
     META_SHEET,
