@@ -293,3 +293,41 @@ def test_a_fitted_prior_claims_no_spike_of_dead_items():
     assert prior.mean == pytest.approx(sum(conversions) / sum(clicks))  # its mean kept
     # an item with no conversion in 300 clicks is then not sure to be dead at a third of it
     assert prob_rate_below(prior.mean / 3, 0, 300, prior) < 0.95
+
+
+def test_loss_share_by_hand_and_by_integration():
+    from toolkit.rules.evidence import loss_share
+
+    # uniform rate, break-even 0.75: keeping risks (0.75^2 / 2), a stop forgoes (0.25^2 / 2)
+    assert loss_share(0.75, 1.0, 1.0) == pytest.approx(0.28125 / (0.28125 + 0.03125), rel=1e-12)
+    assert loss_share(0.01, 2.0, 198.0) == pytest.approx(0.5, rel=1e-9)  # break-even = mean
+    a, b, t = 3.0, 300.0, 0.02
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    x = (np.arange(400_000) + 0.5) / 400_000
+    dens = np.exp(log_norm + (a - 1) * np.log(x) + (b - 1) * np.log1p(-x)) / 400_000
+    keep, stop = (np.maximum(t - x, 0) * dens).sum(), (np.maximum(x - t, 0) * dens).sum()
+    assert loss_share(t, a, b) == pytest.approx(keep / (keep + stop), rel=1e-4)
+    assert np.isnan(loss_share(np.nan, a, b))
+
+
+def test_evidence_loss_share_weighs_what_keeping_and_stopping_cost():
+    s = pd.DataFrame(
+        {
+            "campaign_id": [1] * 4,
+            "level": ["subid"] * 4,
+            "key": ["a", "b", "c", "d"],
+            "impressions": [0] * 4,
+            "clicks": [1000, 1000, 1000, 300],
+            "cost": [10.0, 10.0, 10.0, 3.0],
+            "conversions": [10, 12, 9, 0],
+            "revenue": [20.0, 24.0, 18.0, 0.0],
+        }
+    )
+    e = evidence_frame(s).set_index("key")
+    for key in "abcd":
+        row = e.loc[key]
+        stop = row["expected_loss"] / row["payout"]  # per click, in conversions
+        keep = stop + row["break_even"] - row["posterior_mean"]
+        assert row["loss_share"] == pytest.approx(keep / (keep + stop), rel=1e-9)
+    # d (no conversion in 300 clicks) risks more by being kept than c, its best sibling
+    assert e.loc["d", "loss_share"] > e.loc["b", "loss_share"]

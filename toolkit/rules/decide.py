@@ -40,7 +40,8 @@ from ..frames.schemas import FLOAT, INT, STRING
 from ..stats.countries import country_codes
 from ..stats.schema import COUNTRY
 from .confirm import HOW_TO_ACT, UNCONFIRMED, confirmed
-from .evidence import evidence_frame, item_totals
+from .daily import with_spread
+from .evidence import evidence_frame, item_totals, spent
 from .fit import not_accepted
 from .fresh import effective
 from .model import CAMPAIGN, METRICS, PAYOUT_METRICS, Rule, load_rules
@@ -191,7 +192,7 @@ class Stats:
         :func:`read_windows`)."""
         out: set[int] = set()
         for window, sums in self._sums.items():
-            if window[0] in ("fresh", "delay", "evidence"):  # not windows' sums
+            if window[0] in ("fresh", "delay", "evidence", "daily"):  # not windows' sums
                 continue
             out.update(int(c) for c in pd.unique(sums["campaign_id"]))
         return out
@@ -263,6 +264,7 @@ def measures(ev: pd.DataFrame) -> pd.DataFrame:
         ev["roi_expected"] = np.where(ev["cpc"] > 0, (value / ev["cpc"] - 1.0) * 100.0, np.nan)
     ev["p_loss"] = ev["p_below_break_even"]
     ev["p_win"] = 1.0 - ev["p_loss"]
+    ev["p_loss_daily"] = spent(ev["p_loss"], ev.get("days", np.nan))
     ev["p_zero"] = ev["zero_p"]
     return ev
 
@@ -304,7 +306,8 @@ def window_evidence(
     payouts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The evidence (:func:`evidence_of`) of ``rule``'s level over the days ``since`` to
-    ``until`` (``end``: the last day, for a rule's ``delay``), kept in the statistics' cache
+    ``until`` (``end``: the last day, for a rule's ``delay``; source and subId items with their
+    days and cost per click's spread, :mod:`toolkit.rules.daily`), kept in the statistics' cache
     without a payouts table: the rules of one level share it, and a look's confirmation
     (:mod:`toolkit.rules.confirm`) is the previous look's evidence. Do not change it."""
 
@@ -312,6 +315,8 @@ def window_evidence(
         sums = stats.sums(since, until)
         if rule.delay is not None:
             sums = effective(stats, sums, end, rule.delay)
+        if rule.level not in (CAMPAIGN, COUNTRY):  # items as the statistics name them
+            sums = with_spread(stats, sums, since, until)
         return evidence_of(sums, rule, payouts)
 
     if payouts is not None:
@@ -352,7 +357,7 @@ def _shown(metric: str, value: float) -> str:
         return "n/a"
     if metric in ("cost", "revenue", "profit", "cpa", "epc", "cpc"):
         return f"{value:.2f}"
-    if metric in ("p_loss", "p_win", "p_zero"):
+    if metric in ("p_loss", "p_win", "p_zero", "p_loss_daily"):
         return f"{value:.4f}"
     if float(value).is_integer():
         return str(int(value))

@@ -59,6 +59,9 @@ The formulas:
   ``age`` days before the last one count ``known(age)`` (``eff_clicks``): their conversions
   are not all known yet. Priors and posteriors use these effective clicks; ``clicks`` and the
   cost per click stay the real ones.
+- the cost per click's own uncertainty: with a ``cpc_se`` column (the standard error of the
+  window's cost per click, :mod:`toolkit.rules.daily`), ``p_below_break_even`` is averaged
+  over a Normal cost per click (:func:`prob_loss`).
 - expected loss of a stop: ``payout x E[(rate - break_even)+]`` per click, the profit a stop
   forgoes weighted by how likely the item is above break-even; for the posterior
   Beta(A, B): ``E[(X - t)+] = A / (A + B) (1 - I_t(A + 1, B)) - t (1 - I_t(A, B))``.
@@ -74,7 +77,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import betainc
+from scipy.special import betainc, ndtri
 
 from ..stats.schema import METRICS
 
@@ -185,6 +188,58 @@ def prob_rate_below(threshold, conversions, clicks, prior):
     n = np.asarray(clicks, dtype=float)
     t = np.clip(np.asarray(threshold, dtype=float), 0.0, 1.0)
     out = betainc(a + c, b + n - c, t)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+#: The standard normal's quantiles at the midpoints of :data:`SPREAD_POINTS` equal slices of
+#: probability: :func:`prob_loss` averages over them (a midpoint rule in probability, which a
+#: cost per click clipped at 0 does not throw off as a Gauss-Hermite rule's nodes are).
+SPREAD_POINTS = 32
+_QUANTILES = ndtri((np.arange(SPREAD_POINTS) + 0.5) / SPREAD_POINTS)
+
+
+def prob_loss(cpc, cpc_se, payout, conversions, clicks, prior):
+    """``P(rate x payout < cost per click)`` when the cost per click is itself an estimate:
+    :func:`prob_rate_below` at break-even ``cost per click / payout``, averaged over a
+    Normal(``cpc``, ``cpc_se``^2) cost per click (:data:`SPREAD_POINTS` quantiles; a cost
+    below 0 counts as 0). ``cpc_se`` 0 gives :func:`prob_rate_below` at ``cpc / payout``.
+    Vectorised; NaN where ``cpc`` or ``payout`` is NaN.
+
+    >>> round(prob_loss(0.02, 0.0, 1.0, 0, 100, BetaPrior(1.0, 1.0)), 4)  # 1 - 0.98 ** 101
+    0.87
+    >>> round(prob_loss(0.02, 0.005, 1.0, 0, 100, BetaPrior(1.0, 1.0)), 3)  # exact: 0.8518
+    0.853
+    """
+    a, b = _ab(prior)
+    c = np.asarray(conversions, dtype=float)
+    n = np.asarray(clicks, dtype=float)
+    cpc, se, pay = (np.asarray(x, dtype=float) for x in (cpc, cpc_se, payout))
+    shape = np.broadcast(cpc, se, pay, c, n, a, b).shape
+    cpc, se, pay, c, n, a, b = (np.broadcast_to(x, shape) for x in (cpc, se, pay, c, n, a, b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = betainc(a + c, b + n - c, np.clip(cpc / pay, 0.0, 1.0))
+        some = np.isfinite(se) & (se > 0)
+        if some.any():
+            shifted = cpc[some][:, None] + _QUANTILES[None, :] * se[some][:, None]
+            t = np.clip(shifted / pay[some][:, None], 0.0, 1.0)
+            ab = (a + c)[some][:, None], (b + n - c)[some][:, None]
+            out = np.array(out, dtype=float, copy=True)
+            out[some] = betainc(*ab, t).mean(axis=1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def spent(p_loss, days):
+    """``p_loss`` with its error spent over an item's days with clicks (the looks a rule run
+    every day has had at it): ``1 - min(1, (1 + ln days) x (1 - p_loss))``; NaN for no day.
+    ``spent(p, days) >= 0.95`` asks ``1 - p_loss`` to be at most ``0.05 / (1 + ln days)``.
+
+    >>> round(spent(0.99, 1), 4), round(spent(0.99, 14), 4)    # 1 - 0.01 x (1 + ln 14)
+    (0.99, 0.9636)
+    """
+    p = np.asarray(p_loss, dtype=float)
+    d = np.asarray(days, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(d >= 1, 1.0 - np.minimum(1.0, (1.0 + np.log(d)) * (1.0 - p)), np.nan)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -299,11 +354,12 @@ def evidence_frame(
     at its level, ``posterior_mean``, ``break_even`` (cost per click / payout; ``payout`` a
     number or array, NaN for unknown, else the campaign's revenue per conversion; shown as
     ``payout``), ``p_below_break_even``, ``expected_loss`` (USD per click a stop forgoes:
-    ``payout x E[(rate - break_even)+]``),
+    ``payout x E[(rate - break_even)+]``), ``loss_share`` (:func:`loss_share`),
     ``zero_p`` (the Poisson chance of its zero conversions at the prior's mean rate; NaN for
     an item that converted) and ``min_sample`` (clicks >= ``min_clicks``). ``within``: the
     columns whose groups a prior is fitted in (see :func:`leave_one_out_priors`).
-    ``summed=True``: the rows are already one per item (:func:`item_totals`), taken as they are.
+    ``summed=True``: the rows are already one per item (:func:`item_totals`), taken as they are;
+    a ``cpc_se`` column among them makes ``p_below_break_even`` :func:`prob_loss`'s.
 
     >>> s = pd.DataFrame({"campaign_id": [1] * 3, "level": ["source"] * 3,
     ...                   "key": ["a", "b", "c"], "impressions": [0] * 3,
@@ -332,11 +388,45 @@ def evidence_frame(
     out["payout"] = _payouts(out, payout)
     out["break_even"] = break_even_rate(out["cost"], clicks, out["payout"])
     be = out["break_even"].to_numpy()
-    out["p_below_break_even"] = prob_rate_below(be, c, n, (a, b))
+    out["p_below_break_even"] = _p_loss(out, be, c, n, (a, b))
     out["expected_loss"] = out["payout"] * expected_excess(be, a + c, b + n - c)
+    out["loss_share"] = loss_share(be, a + c, b + n - c)
     out["zero_p"] = np.where(c == 0, zero_conversion_p(n, a / (a + b)), np.nan)
     out["min_sample"] = clicks >= min_clicks
     return out
+
+
+def loss_share(break_even, a, b):
+    """Of what a wrong choice is expected to cost, the share that keeping an item risks:
+    ``E[(t - X)+] / (E[(t - X)+] + E[(X - t)+])`` for its rate ``X ~ Beta(a, b)`` and
+    break-even ``t`` (the loss of keeping a loser against the profit a stop forgoes; both
+    in conversions per click, the payout cancels). ``E[(t - X)+] = E[(X - t)+] + t - mean``.
+    ``loss_share >= 0.95``: keeping is expected to lose 19 times what a stop forgoes. NaN
+    where the break-even is NaN.
+
+    >>> round(loss_share(0.5, 1.0, 1.0), 4)        # uniform, at its middle: even
+    0.5
+    >>> round(loss_share(0.75, 1.0, 1.0), 4)       # 0.28125 / (0.28125 + 0.03125)
+    0.9
+    """
+    t = np.asarray(break_even, dtype=float)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    stop = expected_excess(t, a, b)
+    keep = np.maximum(stop + t - a / (a + b), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(np.isnan(t) | (keep + stop <= 0), np.nan, keep / (keep + stop))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _p_loss(out: pd.DataFrame, be: np.ndarray, c, n, prior) -> np.ndarray:
+    """``P(rate < break_even)``; with a ``cpc_se`` column (the cost per click's own
+    uncertainty, :mod:`toolkit.rules.daily`) averaged over the cost per click."""
+    if "cpc_se" not in out:
+        return prob_rate_below(be, c, n, prior)
+    clicks = out["clicks"].to_numpy(float)
+    cpc = np.where(clicks > 0, out["cost"].to_numpy(float) / np.maximum(clicks, 1.0), np.nan)
+    p = prob_loss(cpc, out["cpc_se"].to_numpy(float), out["payout"].to_numpy(float), c, n, prior)
+    return np.where(np.isnan(be), np.nan, p)
 
 
 def expected_excess(threshold, a, b):

@@ -87,10 +87,14 @@ METRICS: dict[str, str] = {
     "other items)",
     "p_loss": "posterior probability that the conversion rate is below break-even",
     "p_win": "posterior probability that the conversion rate is above break-even",
+    "p_loss_daily": "p_loss for a rule run every day: 1 - (1 + ln days) x (1 - p_loss), its "
+    "error spent over the item's days with clicks in the window (source and subId rules)",
     "p_zero": "chance of zero conversions in these clicks at the campaign's rate (Poisson; "
     "NaN when the item converted)",
     "expected_loss": "USD per click a stop is expected to forgo: payout x the posterior mean "
     "of how far the rate is above break-even (0 below it)",
+    "loss_share": "of what a wrong choice is expected to cost, the share keeping risks: "
+    "E[(break_even - rate)+] / (that + E[(rate - break_even)+]) under the posterior",
     "roi_expected": "the ROI the posterior expects (%): payout x posterior_cr / cpc x 100 - 100; "
     "an item with little evidence is drawn to its campaign's rate",
 }
@@ -99,11 +103,13 @@ PAYOUT_METRICS: tuple[str, ...] = (
     "break_even",
     "p_loss",
     "p_win",
+    "p_loss_daily",
     "expected_loss",
+    "loss_share",
     "roi_expected",
 )
 #: The probability clauses a rule's ``confirm`` asks to hold on the days before too.
-CONFIRMED_METRICS: tuple[str, ...] = ("p_loss", "p_win")
+CONFIRMED_METRICS: tuple[str, ...] = ("p_loss", "p_win", "p_loss_daily")
 #: On how many consecutive days' evidence a rule's probability clauses must hold by default
 #: (1: the last day's; measured in docs/rules.md, "Daily looks").
 CONFIRM = 1
@@ -407,6 +413,7 @@ def _checked(number: int, entry: Any, problems: list[RuleProblem]) -> Rule | Non
             f"{action} applies to the levels {', '.join(ACTIONS[action].levels)}, not {level}",
         )
     when = _clauses(c)
+    _daily_levels(c, level, when)
     campaigns, formats = _scope(c)
     bid, factor = c.number_of("bid"), c.number_of("factor")
     _prices(c, action, bid, factor)
@@ -483,6 +490,12 @@ def _clauses(c: _Check) -> tuple[Clause, ...]:
             continue
         out.append(Clause(metric, op, value))
     return tuple(out)
+
+
+def _daily_levels(c: _Check, level: str, when: tuple[Clause, ...]) -> None:
+    """``p_loss_daily`` counts an item's days with clicks: source and subId rules only."""
+    if level in (CAMPAIGN, COUNTRY) and any(cl.metric == "p_loss_daily" for cl in when):
+        c.bad("when", f"p_loss_daily is for source and subId rules, not {level}; use p_loss")
 
 
 def _scope(c: _Check) -> tuple[tuple[int, ...] | None, tuple[str, ...] | None]:

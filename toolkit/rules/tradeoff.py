@@ -32,11 +32,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..stats.schema import COUNTRY
 from .backtest import daily_stats, truth_items
+from .daily import cpc_se
 from .decide import evidence_of
 from .delay import Delay
 from .known import replay_delay
-from .model import load_rules
+from .model import CAMPAIGN, load_rules
 
 #: The window of every family's rules, in days.
 WINDOW = 14
@@ -126,6 +128,9 @@ class _Windows:
             c, r = self.known.on(cube.days[look])
             conv, rev = _grid(cube, c), _grid(cube, r)
         sums = {"clicks": cube.clicks, "cost": cube.cost, "conversions": conv, "revenue": rev}
+        with np.errstate(divide="ignore", invalid="ignore"):  # toolkit.rules.daily's sums
+            sums["square"] = np.where(cube.clicks > 0, cube.cost**2 / cube.clicks, 0.0)
+        sums["days"] = (cube.clicks > 0).astype(float)
         if self.profile is not None:
             age = look - np.arange(len(cube.days))
             sums["eff_clicks"] = cube.clicks * self.profile.known(age)[None, :]
@@ -217,6 +222,9 @@ def _statistical_stops(
         parts = [windows.cut(cum, look, stops[i]) for i in range(k)]
         frame = base.assign(**{c: np.concatenate([p[c] for p in parts]) for c in parts[0]})
         frame["impressions"] = 0.0
+        if level not in (CAMPAIGN, COUNTRY):  # as toolkit.rules.decide reads them
+            frame["cpc_se"] = cpc_se(frame["clicks"], frame["cost"], frame["square"], frame["days"])
+        frame = frame.drop(columns="square")
         ev = evidence_of(frame, rules[0]).sort_values(["campaign_id", "key"], kind="stable")
         ev = (
             ev.set_index(["campaign_id", "key"])

@@ -1,0 +1,170 @@
+"""What a rule reads of an item's days (toolkit.rules.daily): the cost per click's own
+uncertainty in ``p_loss`` (the spread of its daily costs per click against hand-computed
+figures, the averaged probability against direct integration, read from a frame and from an
+export's path), and ``p_loss_daily``, its error spent over the item's days with clicks."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from scipy.integrate import quad
+from scipy.special import betainc
+from scipy.stats import norm
+
+from toolkit.errors import RulesError
+from toolkit.rules.daily import spread
+from toolkit.rules.decide import DECIDED, Stats, decide, window_evidence
+from toolkit.rules.evidence import BetaPrior, prob_loss, prob_rate_below, spent
+from toolkit.rules.model import load_rules
+
+DAYS = pd.to_datetime(["2026-01-30", "2026-01-31"], utc=True)
+
+
+def _by_integration(cpc: float, se: float, payout: float, a: float, b: float) -> float:
+    """E[I_{cost/payout}(a, b)] over cost ~ Normal(cpc, se^2), a cost below 0 as 0."""
+    f = lambda x: norm.pdf(x, cpc, se) * betainc(a, b, min(max(x / payout, 0.0), 1.0))  # noqa: E731
+    return quad(f, cpc - 12 * se, cpc + 12 * se, points=[0.0], limit=400)[0]
+
+
+def test_spread_of_two_days_by_hand():
+    stats = pd.DataFrame(
+        {
+            "date": [DAYS[0], DAYS[0], DAYS[1], DAYS[0], DAYS[0]],
+            "campaign_id": 7,
+            "level": "subid",
+            "key": ["a", "a", "a", "b", "b"],
+            # a: day 1 300 clicks for 3.00 (two rows), day 2 100 clicks for 3.00; b: one day
+            "clicks": [150, 150, 100, 50, 50],
+            "cost": [1.0, 2.0, 3.0, 0.5, 1.5],
+        }
+    )
+    out = spread(stats).set_index("key")
+    # a: cpc 6 / 400 = 0.015; spread (300 x 0.005^2 + 100 x 0.015^2) / 400 = 7.5e-5, over 2 days
+    assert out.loc["a", "days"] == 2
+    assert out.loc["a", "cpc_se"] == pytest.approx(math.sqrt(7.5e-5 / 2), rel=1e-9)
+    # b: its two rows are one day: no spread to read
+    assert out.loc["b", "days"] == 1
+    assert out.loc["b", "cpc_se"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("cpc", "se", "payout", "a", "b"),
+    [
+        (0.02, 0.005, 1.0, 1.0, 101.0),
+        (0.03, 0.005, 20.0, 3.0, 2000.0),
+        (0.1, 0.08, 8.0, 2.5, 900.0),  # a cost per click that may be 0: clipped
+    ],
+)
+def test_prob_loss_against_direct_integration(cpc, se, payout, a, b):
+    got = prob_loss(cpc, se, payout, 0, 0, BetaPrior(a, b))
+    assert got == pytest.approx(_by_integration(cpc, se, payout, a, b), abs=3e-3)
+
+
+def test_prob_loss_without_spread_is_the_rate_below_break_even():
+    prior = BetaPrior(2.0, 198.0)
+    assert prob_loss(0.05, 0.0, 4.0, 3, 900, prior) == pytest.approx(
+        prob_rate_below(0.05 / 4.0, 3, 900, prior), rel=1e-12
+    )
+    assert math.isnan(prob_loss(float("nan"), 0.01, 4.0, 3, 900, prior))
+
+
+def _swinging() -> pd.DataFrame:
+    """Three subIds converting at 2 % at 4 cents a click (break-even 2 % at a payout of 2);
+    ``d``: no conversion in 100 clicks a day, at 2 cents a click one day and 6 the next."""
+    return pd.DataFrame(
+        {
+            "date": DAYS.repeat(4),
+            "campaign_id": 7,
+            "level": "subid",
+            "key": ["a", "b", "c", "d"] * 2,
+            "impressions": 0,
+            "clicks": [400, 400, 400, 100] * 2,
+            "cost": [16.0, 16.0, 16.0, 2.0, 16.0, 16.0, 16.0, 6.0],
+            "conversions": [8, 9, 8, 0] * 2,
+            "revenue": [16.0, 18.0, 16.0, 0.0] * 2,
+        }
+    )
+
+
+def test_a_rule_reads_the_cost_per_clicks_spread_from_a_frame_and_a_path(tmp_path):
+    stats = _swinging()
+    rule = {"level": "subid", "when": "clicks >= 150", "action": "blacklist", "window": 14}
+    made = decide([rule], stats).set_index("key")
+    # d: cpc 8 / 200 = 0.04, days' spread (100 x 0.02^2 x 2) / 200 = 4e-4 over 2 days;
+    # its prior is the other three's (Beta(a, b) of the evidence, hand-checked below)
+    se = math.sqrt(4e-4 / 2)
+    # its prior (toolkit.rules.evidence): the mean of the other three, 50 / 2400; the spread
+    # read over all four (2600 clicks, 50 conversions), widened by one standard error
+    m, sm, denom = 50 / 2400, 50 / 2600, 2600 - (3 * 800**2 + 200**2) / 2600
+    seen = ((16**2 + 18**2 + 16**2) / 800 - 50**2 / 2600 - sm * (1 - sm) * 3) / denom
+    var = seen + sm * (1 - sm) * math.sqrt(2 * 3) / denom
+    strength = m * (1 - m) / var - 1  # 514.4: between 1 / m and one item's worth (800)
+    a, b = m * strength, (1 - m) * strength
+    expected = _by_integration(0.04, se, 2.0, a, b + 200.0)  # 0 conversions in 200 clicks
+    assert made.loc["d", "p_loss"] == pytest.approx(expected, abs=3e-3)
+    # without the spread it would be the rate's alone, clearly higher
+    assert prob_rate_below(0.02, 0, 200, (a, b)) > expected + 0.02
+    path = tmp_path / "stats.csv"
+    stats.assign(date=stats["date"].dt.strftime("%Y-%m-%d")).to_csv(path, index=False)
+    again = decide([rule], path).set_index("key")
+    assert again.loc["d", "p_loss"] == pytest.approx(made.loc["d", "p_loss"], rel=1e-9)
+
+
+def test_spent_by_hand():
+    assert spent(0.99, 14) == pytest.approx(1 - 0.01 * (1 + math.log(14)), rel=1e-12)  # 0.9636
+    assert spent(0.99, 1) == pytest.approx(0.99, rel=1e-12)
+    assert spent(0.5, 14) == 0.0  # never below 0
+    assert math.isnan(spent(0.99, 0))
+
+
+def _three_days() -> pd.DataFrame:
+    """Three subIds converting at 2 % on three days at 4 cents a click (payout 2, break-even
+    2 %); ``d``: 70 clicks a day without a conversion; ``e``: 600 clicks on the last day only,
+    no conversion."""
+    days = pd.to_datetime(["2026-01-29", "2026-01-30", "2026-01-31"], utc=True)
+    keys = ["a", "b", "c", "d", "e"]
+    clicks = [[400, 400, 400, 70, 0], [400, 400, 400, 70, 0], [400, 400, 400, 70, 600]]
+    conv = [8, 9, 8, 0, 0]
+    return pd.DataFrame(
+        {
+            "date": days.repeat(len(keys)),
+            "campaign_id": 7,
+            "level": "subid",
+            "key": keys * 3,
+            "impressions": 0,
+            "clicks": [n for day in clicks for n in day],
+            "cost": [0.04 * n for day in clicks for n in day],
+            "conversions": conv * 3,
+            "revenue": [2.0 * c for c in conv] * 3,
+        }
+    )
+
+
+def test_p_loss_daily_spends_the_error_over_the_days_with_clicks():
+    stats = _three_days()
+    rule = load_rules([{"level": "subid", "when": "clicks > 0", "action": "blacklist"}])[0]
+    ev = window_evidence(Stats(stats), rule, None, None).set_index("key")
+    assert ev.loc["d", "days"] == 3 and ev.loc["e", "days"] == 1
+    assert ev.loc["d", "cpc_se"] == pytest.approx(0.0, abs=1e-8)  # the same cpc every day
+    for key, days in (("d", 3), ("e", 1)):
+        p = ev.loc[key, "p_loss"]
+        assert ev.loc[key, "p_loss_daily"] == pytest.approx(1 - (1 + math.log(days)) * (1 - p))
+    # d: p_loss 0.975, spent over 3 days 0.948: a rule at 0.97 stops it on p_loss only
+    p_d = ev.loc["d", "p_loss"]
+    assert p_d > 0.97 > ev.loc["d", "p_loss_daily"], p_d
+    once = {"level": "subid", "when": "p_loss >= 0.97", "action": "blacklist"}
+    daily = {**once, "when": "p_loss_daily >= 0.97"}
+    assert "d" in set(decide([once], stats)["key"])
+    made = decide([daily], stats)
+    assert "d" not in set(made["key"])
+    assert set(made.loc[made["status"] == DECIDED, "key"]) <= {"e"}
+
+
+def test_p_loss_daily_is_for_source_and_subid_rules():
+    rule = {"level": "country", "when": "p_loss_daily >= 0.95", "action": "bid", "factor": 0.5}
+    with pytest.raises(RulesError) as caught:
+        load_rules([rule])
+    assert [p.field for p in caught.value.problems] == ["when"]
+    assert "use p_loss" in str(caught.value)
