@@ -68,7 +68,7 @@ class ApiKey:
       Spaces and line breaks at the ends are dropped (a pasted key, a key file's newline).
     """
 
-    __slots__ = ("_value", "_problem", "source", "__weakref__")
+    __slots__ = ("_value", "_problem", "_forms", "source", "__weakref__")
 
     def __init__(self, value: Any, source: str = FROM_ARGUMENT) -> None:
         self.source = source
@@ -82,6 +82,9 @@ class ApiKey:
                 self._problem = "holds a space, a line break or a control character"
         else:
             self._problem = f"is a {type(value).__name__}, not a string"
+        # the spellings redact() replaces, worked out once (redaction runs on every answer)
+        forms = {self._value, quote(self._value, safe=""), quote_plus(self._value)}
+        self._forms = tuple(forms) if self._value else ()
         if len(self._value) >= _MIN_LITERAL:
             with _LIVE_LOCK:
                 _LIVE.add(self)
@@ -106,8 +109,9 @@ class ApiKey:
         ``long_only``, a key of fewer than 8 characters is left (it could be ordinary text)."""
         if not self._value or (long_only and len(self._value) < _MIN_LITERAL):
             return text
-        for form in {self._value, quote(self._value, safe=""), quote_plus(self._value)}:
-            text = text.replace(form, "***")
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, "***")
         return text
 
     @property

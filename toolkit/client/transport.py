@@ -36,12 +36,14 @@ import json
 import logging
 import numbers
 import random
+import re
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlencode
 
 import qs_codec
 import requests
@@ -134,8 +136,24 @@ def encode_query(params: Mapping[str, Any]) -> str:
     >>> encode_query({"id": 7, "items": ["a b", "c"], "bid": 0.1 + 0.2})
     'id=7&items%5B%5D=a%20b&items%5B%5D=c&bid=0.3'
     """
+    plain = _plain_query(params)
+    if plain is not None:
+        return plain
     data = {k: _query_value(wire_value(v)) for k, v in params.items() if v is not None}
     return qs_codec.encode(data, qs_codec.EncodeOptions(list_format=qs_codec.ListFormat.BRACKETS))
+
+
+#: Text that a query string carries as it is (RFC 3986 unreserved characters).
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*\Z").match
+
+
+def _plain_query(params: Mapping[str, Any]) -> str | None:
+    """``k=v&...`` when every key and value is an int or text that needs no encoding (most
+    reads: ``id=7&mode=full``), as :func:`encode_query` writes it; None otherwise."""
+    pairs = [(k, str(v) if type(v) is int else v) for k, v in params.items() if v is not None]
+    if all(type(t) is str and _UNRESERVED(t) for pair in pairs for t in pair):
+        return "&".join(f"{k}={v}" for k, v in pairs)
+    return None
 
 
 def encode_json(params: Mapping[str, Any]) -> bytes:
@@ -261,7 +279,12 @@ class KeyAuth(requests.auth.AuthBase):
         self.key = key
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.prepare_url(request.url, {"api-key": self.key.reveal()})
+        url = request.url or ""
+        if "#" in url:  # the key goes before the fragment: let requests rebuild the URL
+            request.prepare_url(url, {"api-key": self.key.reveal()})
+        else:  # the prepared URL is already quoted: the encoded key is appended as is
+            join = "&" if "?" in url else "?"
+            request.url = f"{url}{join}{urlencode({'api-key': self.key.reveal()})}"
         return request
 
     def __repr__(self) -> str:

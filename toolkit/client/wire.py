@@ -33,6 +33,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
+from requests.cookies import RequestsCookieJar, merge_cookies
+from requests.sessions import merge_hooks
 from requests.structures import CaseInsensitiveDict
 from requests.utils import guess_json_utf
 
@@ -142,21 +144,63 @@ def _once(
     timeout: float | tuple[float, float],
     key: ApiKey,
 ) -> Answer:
-    response = session.request(
-        send.method,
-        url,
-        data=send.body,
-        headers=send.headers,
-        files=send.files,
-        timeout=timeout,
-        auth=auth,
-        allow_redirects=False,
-    )
+    if _plain(session):
+        response = session.send(
+            _prepared(session, send, url, auth), timeout=timeout, allow_redirects=False
+        )
+    else:
+        response = session.request(
+            send.method,
+            url,
+            data=send.body,
+            headers=send.headers,
+            files=send.files,
+            timeout=timeout,
+            auth=auth,
+            allow_redirects=False,
+        )
     try:
         return Answer.read(response, key)
     finally:
         response.close()
         del response  # the Response holds the URL with the key
+
+
+def _plain(session: requests.Session) -> bool:
+    """True for a session whose ``request`` is ``requests``' own and that reads no settings
+    from the environment: :func:`_prepared` and ``send`` then do what ``request`` would."""
+    kind = type(session)
+    return (
+        isinstance(session, requests.Session)
+        and kind.request is requests.Session.request
+        and kind.prepare_request is requests.Session.prepare_request
+        and not session.trust_env
+    )
+
+
+def _prepared(
+    session: requests.Session, send: Exchange, url: str, auth: requests.auth.AuthBase
+) -> requests.PreparedRequest:
+    """The request ``session.request`` would prepare, without its per-call merging of
+    settings through generic mapping checks (0.15 ms of the client's 2 ms of CPU per call).
+    """
+    headers = CaseInsensitiveDict(session.headers)
+    headers.update(send.headers)
+    for name in [k for k, v in headers.items() if v is None]:
+        del headers[name]
+    prepared = requests.PreparedRequest()
+    prepared.prepare(
+        method=send.method.upper(),
+        url=url,
+        headers=headers,
+        files=send.files or [],
+        data=[] if send.body is None else send.body,
+        params=session.params or None,
+        auth=auth,
+        cookies=merge_cookies(RequestsCookieJar(), session.cookies),
+        hooks=merge_hooks({}, session.hooks),
+    )
+    return prepared
 
 
 def origin(url: str) -> str:
