@@ -141,6 +141,8 @@ class ItemCalls(CallKind):
         for cid, items in per_campaign.items():
             if self.valued and action == "add":
                 signature = tuple(sorted((k, float(v)) for k, v in items.items()))
+            elif set(map(type, items)) == {str}:  # text sorts as its str: no key to call
+                signature = tuple(sorted(items))
             else:
                 signature = tuple(sorted(items, key=str))
             groups[signature].append(cid)

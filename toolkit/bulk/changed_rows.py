@@ -27,6 +27,18 @@ def changed_rows(
     *,
     group: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
+    """The masks of :func:`coded_changed_rows` (without the codes)."""
+    return coded_changed_rows(desired, base, key, values, group=group)[:2]
+
+
+def coded_changed_rows(
+    desired: pd.DataFrame,
+    base: pd.DataFrame,
+    key: Sequence[str],
+    values: Sequence[str] = (),
+    *,
+    group: str | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Boolean masks of the rows of ``desired`` and of ``base`` that may differ, vectorised.
 
     Every key :func:`three_way` finds changed (or in conflict) between the two has a marked
@@ -41,69 +53,112 @@ def changed_rows(
     or deletes some); the rows of the other groups are left unmarked, for a key of theirs
     has every occurrence in the equal head and tail, so the same value on both sides.
 
+    Third, the key codes (:func:`~toolkit.bulk.key_codes.joint_codes`) of the rows of
+    ``desired`` then ``base`` compared as sets (-1 for the others), or None when none were.
+
     >>> d = pd.DataFrame({"campaign_id": [1, 2], "country": ["US", "FR"], "bid": [0.5, 0.2]})
     >>> b = pd.DataFrame({"campaign_id": [1, 2], "country": ["US", "FR"], "bid": [0.4, 0.2]})
-    >>> [m.tolist() for m in changed_rows(d, b, ["campaign_id", "country"], ["bid"])]
+    >>> [m.tolist() for m in coded_changed_rows(d, b, ["campaign_id", "country"], ["bid"])[:2]]
     [[True, False], [True, False]]
     """
     n_d, n_b = len(desired), len(base)
     if not n_d or not n_b:
-        return np.ones(n_d, dtype=bool), np.ones(n_b, dtype=bool)
+        return np.ones(n_d, dtype=bool), np.ones(n_b, dtype=bool), None
     columns = [*key, *values]
     pairs = [(_column(desired, c), _column(base, c)) for c in columns]
     if n_d == n_b and all(d.equals(b) for d, b in pairs):
-        return np.zeros(n_d, dtype=bool), np.zeros(n_b, dtype=bool)
-    if group is not None:
-        rows_d, rows_b = _groups_between(pairs, columns.index(group), n_d, n_b)
+        return np.zeros(n_d, dtype=bool), np.zeros(n_b, dtype=bool), None
+    ends = _equal_ends(pairs, n_d, n_b)
+    if group is not None and ends is not None:
+        rows_d, rows_b = _groups_between(pairs, columns.index(group), n_d, n_b, ends)
         if rows_d is not None and rows_b is not None:
             sub = [
                 (d[rows_d].reset_index(drop=True), b[rows_b].reset_index(drop=True))
                 for d, b in pairs
             ]
-            marks_d, marks_b = _marks(sub, len(key))
+            marks_d, marks_b, sub_codes = _marks(sub, len(key))
             out_d, out_b = np.zeros(n_d, dtype=bool), np.zeros(n_b, dtype=bool)
             out_d[rows_d] = marks_d
             out_b[rows_b] = marks_b
-            return out_d, out_b
-    return _marks(pairs, len(key))
+            codes = np.full(n_d + n_b, -1, dtype=np.int64)
+            codes[np.r_[rows_d, rows_b]] = sub_codes
+            return out_d, out_b, codes
+    return _marks(pairs, len(key), ends)
 
 
 def _marks(
-    pairs: Sequence[tuple[pd.Series, pd.Series]], n_key: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The rows whose key and values are not on the other side, or whose key is repeated."""
-    n_d = len(pairs[0][0])
-    keys = joint_codes(pairs[:n_key])  # equal for equal keys, desired then base
-    rows = joint_codes(pairs[n_key:], keys)
-    d_rows, b_rows = pd.Series(rows[:n_d]), pd.Series(rows[n_d:])
-    marked_d = ~d_rows.isin(b_rows).to_numpy()
-    marked_b = ~b_rows.isin(d_rows).to_numpy()
-    d_keys, b_keys = pd.Series(keys[:n_d]), pd.Series(keys[n_d:])
-    repeated = np.union1d(
-        d_keys[d_keys.duplicated(keep=False)].unique(),
-        b_keys[b_keys.duplicated(keep=False)].unique(),
+    pairs: Sequence[tuple[pd.Series, pd.Series]],
+    n_key: int,
+    ends: tuple[int, int] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows whose key and values are not on the other side, or whose key is repeated;
+    and the key codes of the rows, desired then base. ``ends``: how many rows at the head
+    and at the tail the two sides share row by row (those of base are not coded again)."""
+    n_d, n_b = len(pairs[0][0]), len(pairs[0][1])
+    head, tail = ends or (0, 0)
+    coded = [(d, b.iloc[head : n_b - tail].reset_index(drop=True)) for d, b in pairs]
+    # equal for equal keys, desired then base; dense, in order of first appearance
+    keys = pd.factorize(joint_codes(coded[:n_key]))[0].astype(np.int64)
+    rows = pd.factorize(joint_codes(coded[n_key:], keys))[0] if len(pairs) > n_key else keys
+    keys, rows = (_with_ends(c, n_d, head, tail) for c in (keys, rows))
+    on_d, on_b = _counts(rows, n_d)
+    marked_d = on_b[rows[:n_d]] == 0
+    marked_b = on_d[rows[n_d:]] == 0
+    in_d, in_b = _counts(keys, n_d)
+    repeated = (in_d > 1) | (in_b > 1)
+    if repeated.any():
+        marked_d |= repeated[keys[:n_d]]
+        marked_b |= repeated[keys[n_d:]]
+    return marked_d, marked_b, keys
+
+
+def _with_ends(codes: np.ndarray, n_d: int, head: int, tail: int) -> np.ndarray:
+    """The codes of desired and of the rows of base between its equal ``head`` and
+    ``tail``, made the codes of desired and of all of base (those rows are desired's
+    twins, so still dense in order of first appearance)."""
+    if not head and not tail:
+        return codes
+    d = codes[:n_d]
+    return np.concatenate([d, d[:head], codes[n_d:], d[n_d - tail :]])
+
+
+def _counts(codes: np.ndarray, n_d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per dense code, how many rows of desired (the first ``n_d``) and of base hold it."""
+    size = int(codes.max()) + 1 if len(codes) else 0
+    return (
+        np.bincount(codes[:n_d], minlength=size),
+        np.bincount(codes[n_d:], minlength=size),
     )
-    if len(repeated):
-        marked_d |= d_keys.isin(repeated).to_numpy()
-        marked_b |= b_keys.isin(repeated).to_numpy()
-    return marked_d, marked_b
 
 
-def _groups_between(
-    pairs: Sequence[tuple[pd.Series, pd.Series]], at: int, n_d: int, n_b: int
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Masks of the rows (on each side) of the groups that have a row between the head and
-    the tail the two tables share row by row; ``None`` when that cannot be told (columns of
-    different dtypes, a missing group) or would not narrow anything."""
+def _equal_ends(
+    pairs: Sequence[tuple[pd.Series, pd.Series]], n_d: int, n_b: int
+) -> tuple[int, int] | None:
+    """How many rows at the head and at the tail the two tables share row by row (every
+    column equal, missing equal to missing); None when columns differ in dtype."""
     most = min(n_d, n_b)
     head = tail = most
     for d, b in pairs:
         if d.dtype != b.dtype:
-            return None, None
+            return None
         head = min(head, _equal_run(d.iloc[:head], b.iloc[:head]))
     for d, b in pairs:
         tail = min(tail, most - head)
         tail = min(tail, _equal_run(d.iloc[n_d - tail :][::-1], b.iloc[n_b - tail :][::-1]))
+    return head, tail
+
+
+def _groups_between(
+    pairs: Sequence[tuple[pd.Series, pd.Series]],
+    at: int,
+    n_d: int,
+    n_b: int,
+    ends: tuple[int, int],
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Masks of the rows (on each side) of the groups that have a row between the head and
+    the tail (``ends``) the two tables share row by row; ``None`` when that cannot be told
+    (a missing group) or would not narrow anything."""
+    head, tail = ends
     d_group, b_group = pairs[at]
     between = pd.concat([d_group.iloc[head : n_d - tail], b_group.iloc[head : n_b - tail]])
     if between.isna().any():
@@ -132,4 +187,4 @@ def _column(df: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series([None] * len(df), dtype=object)
 
 
-__all__ = ["changed_rows"]
+__all__ = ["changed_rows", "coded_changed_rows"]

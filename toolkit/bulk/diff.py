@@ -39,7 +39,7 @@ from .diff_types import (
     same,
     state_values,
 )
-from .key_codes import joint_codes
+from .key_codes import TableCodes, joint_codes
 
 
 def as_map(
@@ -126,12 +126,15 @@ def three_way_frames(
     key: Sequence[str],
     value: str | None = None,
     prefer: str | None = None,
+    known: TableCodes | None = None,
 ) -> tuple[Sequence[Move], list[Conflict]] | None:
     """:func:`three_way` of ``as_map(desired)``, ``as_map(base)`` and ``as_map(live)``,
-    computed over whole columns; the same changes (as :data:`Move` tuples) and conflicts in
-    the same order. ``None``
+    computed over whole columns; the same changes (as :data:`Move` tuples, kept as columns:
+    :class:`~toolkit.bulk.diff_types.FrameMoves`) and conflicts in the same order. ``None``
     when it cannot be told the same way (a table without the key or value columns, a value
-    column that is not of floats): then use :func:`three_way`.
+    column that is not of floats): then use :func:`three_way`. ``known``: the key codes of
+    ``desired`` and ``base`` found before (by the scope step), used when they are of these
+    frames (:func:`_dense_codes`).
 
     >>> d = pd.DataFrame({"campaign_id": [1, 1], "country": ["US", "FR"], "bid": [0.5, 0.2]})
     >>> b = d.assign(bid=[0.4, 0.2])
@@ -145,8 +148,7 @@ def three_way_frames(
     present = [f for f in frames if f is not None]
     if not present:
         return [], []
-    pairs = [[f[c].reset_index(drop=True) for f in present] for c in key]
-    codes = pd.factorize(joint_codes(pairs))[0]  # dense, in order of first appearance
+    codes = _dense_codes(frames, key, known)
     n_keys = int(codes.max()) + 1 if len(codes) else 0
     states, at = [], 0
     for f in frames:
@@ -194,6 +196,46 @@ def _found(
     return moves, conflicts
 
 
+def _dense_codes(
+    frames: Sequence[pd.DataFrame | None], key: Sequence[str], known: TableCodes | None
+) -> np.ndarray:
+    """Dense key codes of the rows of ``frames`` (desired, live, base; None: empty) one
+    after the other, in order of first appearance. Live unchanged since export (its key
+    columns equal the base's row for row) takes the base's codes, and desired and base
+    those of ``known`` when it holds these very frames: then nothing is coded again."""
+    d, l_, b = frames
+    reuse = l_ is not None and b is not None and _same_keys(l_, b, key)
+    coded = [d, b] if reuse else [d, l_, b]
+    parts = known.of(d, b) if reuse and known is not None else None
+    if parts is None:
+        present = [f for f in coded if f is not None]
+        joint = joint_codes([[f[c].reset_index(drop=True) for f in present] for c in key])
+        sizes = np.cumsum([0 if f is None else len(f) for f in coded])
+        parts = tuple(np.split(joint, sizes[:-1]))
+    joint = np.concatenate(parts)
+    if not _dense(joint):
+        joint = pd.factorize(joint)[0]
+    if not reuse:
+        return joint
+    # live as base: no key first appears in live, so base rows repeat live's codes
+    return np.concatenate([joint, joint[len(parts[0]) :]])
+
+
+def _dense(codes: np.ndarray) -> bool:
+    """Whether ``codes`` are 0, 1, 2... in order of first appearance (as
+    :func:`pandas.factorize` numbers them)."""
+    if not len(codes):
+        return True
+    before = np.maximum.accumulate(codes)
+    return bool(codes[0] == 0 and (codes[1:] <= before[:-1] + 1).all())
+
+
+def _same_keys(live: pd.DataFrame, base: pd.DataFrame, key: Sequence[str]) -> bool:
+    """Whether the key columns of ``live`` equal those of ``base`` row for row (same
+    dtypes; missing equal to missing)."""
+    return len(live) == len(base) and all(live[c].array.equals(base[c].array) for c in key)
+
+
 def table_changes(
     desired: pd.DataFrame | None,
     base: pd.DataFrame | None,
@@ -201,6 +243,7 @@ def table_changes(
     key: Sequence[str],
     value: str | None = None,
     prefer: str | None = None,
+    known: TableCodes | None = None,
 ) -> tuple[Sequence[Move], list[Conflict]]:
     """:func:`three_way` of three tables (``base`` None: no base; an empty table: a base
     without rows), its changes as :data:`Move` tuples: over whole columns
@@ -208,7 +251,7 @@ def table_changes(
     same answer either way."""
     rows = sum(len(t) for t in (desired, base, live) if t is not None)
     if rows > FRAME_DIFF_ROWS:
-        found = three_way_frames(desired, base, live, key, value, prefer)
+        found = three_way_frames(desired, base, live, key, value, prefer, known)
         if found is not None:
             return found
     changes, conflicts = three_way(

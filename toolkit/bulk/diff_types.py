@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 ABSENT: Any = object()  # marks a key that is not in a table
 
@@ -135,6 +136,7 @@ class FrameMoves(Sequence[Move]):
         valued: bool,
     ) -> None:
         self._frames, self._first, self._key = frames, first, key
+        self.key = tuple(key)  # the key columns
         self._sides, self._wanted, self.valued = sides, wanted, valued
         self._columns: list[np.ndarray] | None = None
         self._list: list[Move] | None = None
@@ -146,12 +148,43 @@ class FrameMoves(Sequence[Move]):
             self._columns = [np.array(c, dtype=object) for c in columns]
         return self._columns
 
-    def values(self, side: int) -> tuple[np.ndarray, list[Any]]:
+    def keys_at(self, at: np.ndarray) -> list[tuple[Any, ...]]:
+        """The keys (Python values) of the changes ``at`` (ascending)."""
+        columns = key_columns(self._frames, self._first, self._key, self._wanted[at])
+        return list(zip(*columns, strict=True))
+
+    def column(self, i: int) -> pd.Series:
+        """Key column ``i`` of the changes as it is held (not made Python values)."""
+        parts = [f[self._key[i]].iloc[rows] for f, rows in self._rows()]
+        if not parts:
+            return pd.Series([], dtype=object)
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+    def items(self) -> np.ndarray:
+        """The last key column (the item) of the changes, as Python values (missing None)."""
+        parts = [_objects(f[self._key[-1]].iloc[rows]) for f, rows in self._rows()]
+        return np.concatenate(parts) if parts else np.empty(0, dtype=object)
+
+    def values(self, side: int) -> tuple[np.ndarray, list[Any] | None]:
         """Side 0 (old: live) or 1 (new: desired): where each key is present, and the values
-        of those present (None, a float, or True in a table without values)."""
+        of those present (None or a float; None for all in a table without values, where
+        each is True)."""
         state = self._sides[side]
         present = state[0][self._wanted]
+        if not self.valued:
+            return present, None
         return present, state_values(state, self._wanted[present], self.valued)
+
+    def _rows(self) -> list[tuple[pd.DataFrame, np.ndarray]]:
+        """Per frame holding some, the frame and the rows where the changes' keys first
+        appear."""
+        rows, out, at = self._first[self._wanted], [], 0
+        for f in self._frames:
+            mine = rows[(rows >= at) & (rows < at + len(f))]
+            if len(mine):
+                out.append((f, mine - at))
+            at += len(f)
+        return out
 
     def moves(self) -> list[Move]:
         """The changes as :data:`Move` tuples."""
@@ -188,6 +221,16 @@ class FrameMoves(Sequence[Move]):
 def python_values(series: pd.Series) -> list[Any]:
     """Python values (never numpy scalars), missing ones as None."""
     return series.astype(object).where(series.notna(), None).tolist()
+
+
+def _objects(series: pd.Series) -> np.ndarray:
+    """:func:`python_values` as an object array (text held by pyarrow made Python in one
+    pass)."""
+    dtype = series.dtype
+    held = getattr(series.array, "_pa_array", None)
+    if isinstance(dtype, pd.StringDtype) and isinstance(held, pa.ChunkedArray):
+        return held.to_numpy(zero_copy_only=False)  # Python str, missing None
+    return np.fromiter(python_values(series), dtype=object, count=len(series))
 
 
 def state_values(state: State, at: np.ndarray, valued: bool) -> list[Any]:

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -69,7 +69,8 @@ def check_guards(
     """Raise :class:`PlanRefused` for the first guard the calls trip (unless allowed)."""
     calls = list(calls)
     counts = live_counts(live)
-    dropped, added = _sides(calls)
+    # with drop_share lifted, only white lists are checked (empty_whitelist): only theirs kept
+    dropped, added = _sides(calls, None if "drop_share" not in allowed else WHITELISTS)
     checks: dict[str, Callable[[], list[str]]] = {
         "drop_share": lambda: _over_share(dropped, added, counts, max_drop_share),
         "empty_whitelist": lambda: _emptied(dropped, added, counts),
@@ -141,17 +142,24 @@ class Guards:
 Keys = dict[tuple[int, str], set[Any]]
 
 
-def _sides(calls: list[Call]) -> tuple[Keys, Keys]:
-    """The keys the item calls drop and add, per campaign and label."""
+def _sides(calls: list[Call], labels: Collection[str] | None = None) -> tuple[Keys, Keys]:
+    """The keys the item calls drop and add, per campaign and label (those of ``labels``
+    only, unless None)."""
     dropped: Keys = defaultdict(set)
     added: Keys = defaultdict(set)
     for call in calls:
         if item_kind(call.target) is None or call.action not in ("drop", "add"):
             continue
-        keys = {str(k) for k in (call.bids or call.items)}
+        if labels is not None and _label(call) not in labels:
+            continue
+        keys = set(map(str, call.bids or call.items))
         side = dropped if call.action == "drop" else added
+        label, shared = _label(call), len(call.campaign_ids) > 1
         for cid in call.campaign_ids:
-            side[(cid, _label(call))] |= keys
+            if (cid, label) in side:
+                side[(cid, label)] |= keys
+            else:  # a set of its own (this call's when it has one campaign)
+                side[(cid, label)] = set(keys) if shared else keys
     return dropped, added
 
 
@@ -372,22 +380,34 @@ def live_counts(live: Mapping[str, pd.DataFrame]) -> dict[tuple[int, str], int]:
             counts[(int(cid), spec.bid_kind().name)] = int(n)
     lists = live.get("lists")
     if lists is not None and len(lists):
-        for (cid, name), n in (
-            lists.groupby([lists["campaign_id"].astype(int), lists["list"].astype(str)])
-            .size()
-            .items()
-        ):
-            counts[(int(cid), name)] = int(n)
+        names = lists["list"]
+        if not isinstance(names.dtype, pd.CategoricalDtype) or names.isna().any():
+            names = names.astype(str)  # categories without a missing one: grouped as they are
+        groups = lists.groupby([lists["campaign_id"].astype(int), names], observed=True)
+        for (cid, name), n in groups.size().items():
+            counts[(int(cid), str(name))] = int(n)
     rules = live.get("bid_rules")
     if rules is not None and len(rules):
         for cid, n in rules.groupby(rules["campaign_id"].astype(int)).size().items():
             counts[(int(cid), BID_RULE)] = int(n)
     targets = live.get("targets")
     if targets is not None and len(targets):
-        for row in targets.itertuples(index=False):
-            label = row.kind + (f":{row.list_type}" if row.list_type else "")
-            counts[(int(row.campaign_id), label)] += 1
+        cids = targets["campaign_id"].astype(int).tolist()
+        for key, n in Counter(zip(cids, _target_labels(targets), strict=True)).items():
+            counts[key] += n
     return counts
+
+
+def _target_labels(targets: pd.DataFrame) -> list[str]:
+    """Per row of the targets table, its label (``os``, ``cidr:white``...)."""
+    made: dict[tuple[Any, Any], str] = {}  # kind and list type -> label, made once
+    out = []
+    for kind, list_type in zip(targets["kind"], targets["list_type"], strict=True):
+        label = made.get((kind, list_type))
+        if label is None:
+            label = made[(kind, list_type)] = kind + (f":{list_type}" if list_type else "")
+        out.append(label)
+    return out
 
 
 __all__ = [

@@ -12,6 +12,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,8 +53,28 @@ def _factorize(parts: Sequence[pd.Series]) -> tuple[np.ndarray, int]:
         codes = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int64) + 1
         return codes, len(encoded.dictionary) + 1
     both = pd.concat(parts, ignore_index=True)
+    if (found := _int_codes(both)) is not None:
+        return found
     codes, uniques = pd.factorize(both, use_na_sentinel=True)
     return codes.astype(np.int64) + 1, len(uniques) + 1
+
+
+def _int_codes(values: pd.Series) -> tuple[np.ndarray, int] | None:
+    """Codes of a column of signed integers whose range is not much wider than the column
+    (ids): each value less the least, plus 1 (missing 0), without hashing; None otherwise."""
+    if not pd.api.types.is_signed_integer_dtype(values.dtype) or not len(values):
+        return None
+    missing = values.isna().to_numpy()
+    ints = values.to_numpy(dtype=np.int64, na_value=0)
+    present = ints[~missing] if missing.any() else ints
+    if not len(present):
+        return None
+    low, high = int(present.min()), int(present.max())
+    if high - low > 4 * len(ints) + 1024:
+        return None
+    codes = ints - (low - 1)
+    codes[missing] = 0
+    return codes, high - low + 2
 
 
 def _arrow_chunks(series: pd.Series) -> list[Any] | None:
@@ -68,4 +89,24 @@ def _arrow_chunks(series: pd.Series) -> list[Any] | None:
     return list(held.chunks)
 
 
-__all__ = ["joint_codes"]
+@dataclass(frozen=True)
+class TableCodes:
+    """The key codes (:func:`joint_codes`) of the rows of a table, ``desired`` then ``base``,
+    as the scope step found them; the diff step reuses them for these very frames."""
+
+    desired: pd.DataFrame
+    base: pd.DataFrame
+    codes: np.ndarray
+
+    def of(self, desired: Any, base: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """The codes of the rows of ``desired`` and of ``base`` when they are the frames
+        coded (the same objects), else None."""
+        if desired is not self.desired or base is not self.base:
+            return None
+        n = len(desired)
+        if len(self.codes) != n + len(base):
+            return None
+        return self.codes[:n], self.codes[n:]
+
+
+__all__ = ["TableCodes", "joint_codes"]

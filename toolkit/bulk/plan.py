@@ -251,7 +251,7 @@ def make_plan(
     live_tables = scope.live_tables(live)
     tables = _with_prices(client, desired, scope.tables, live)  # bids written min, rec...
     # 2. diff: what changes, table by table, and the conflicts
-    found = diff_tables(tables, scope.base, live_tables, prefer)
+    found = diff_tables(tables, scope.base, live_tables, prefer, scope.codes)
     # 3. build: the calls that make the changes, in safe order
     built = build_calls(found, live)
     plan = Plan(

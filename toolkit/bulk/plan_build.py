@@ -105,15 +105,15 @@ class _Builder(RecordPlanner):
         columns; False (nothing done) when a change would warn or two of its keys could give
         the same item (a campaign not live, a kind unknown or sent as codes): then
         :meth:`items` goes change by change."""
-        columns = changes.key_columns()
-        if not len(changes) or any(c is None for c in columns[0]):
+        cids = _campaign_ids(changes.column(0))
+        if cids is None or not len(cids):
             return False
-        cids = columns[0].astype(np.int64)
         if not np.isin(cids, np.fromiter(self.live_ids, np.int64, len(self.live_ids))).all():
             return False
-        slot_codes, kinds = self._slots(table, columns)
+        slot_codes, kinds = self._slots(table, changes)
         if kinds is None:
             return False
+        items = changes.items()
         for action, side in (("drop", 0), ("add", 1)):
             present, values = changes.values(side)
             at = np.flatnonzero(present)
@@ -122,27 +122,25 @@ class _Builder(RecordPlanner):
             for slot in pd.unique(slots):  # in order of first appearance
                 mine = slots == slot
                 rows = at[mine]
-                per_campaign = _per_campaign(cids[rows], columns[-1][rows], values, mine)
-                sides[kinds[slot]] = per_campaign
+                mine_values = None if values is None else np.array(values, dtype=object)[mine]
+                sides[kinds[slot]] = _per_campaign(cids[rows], items[rows], mine_values)
             self._build(action, sides)
         return True
 
     def _slots(
-        self, table: str, columns: list[np.ndarray]
+        self, table: str, changes: FrameMoves
     ) -> tuple[np.ndarray, list[tuple[ItemCalls, str | None]] | None]:
         """Per change the code of its slot (the key's columns between the campaign and the
         item), and per code the call kind and list type; None when a slot's kind is unknown
         or sent as codes, or two slots share one."""
-        n = len(columns[0])
-        codes = np.zeros(n, dtype=np.int64)
-        for column in columns[1:-1]:
-            part, uniques = pd.factorize(column, use_na_sentinel=False)
+        codes = np.zeros(len(changes), dtype=np.int64)
+        for i in range(1, len(changes.key) - 1):
+            part, uniques = pd.factorize(changes.column(i), use_na_sentinel=False)
             codes = codes * len(uniques) + part
         codes, firsts = pd.factorize(codes)
-        first_rows = [int(np.argmax(codes == c)) for c in range(len(firsts))]
+        first_rows = np.array([int(np.argmax(codes == c)) for c in range(len(firsts))])
         kinds = []
-        for row in first_rows:
-            key = tuple(c[row] for c in columns)
+        for key in changes.keys_at(first_rows):
             kind, list_type = self._kind_of(table, key)
             if kind is None or (isinstance(kind, TargetCalls) and kind.sent_as_code):
                 return codes, None
@@ -179,22 +177,34 @@ class _Builder(RecordPlanner):
         return sorted(self.calls, key=lambda c: rank[c.step])
 
 
+def _campaign_ids(column: pd.Series) -> np.ndarray | None:
+    """The campaign ids of the changes as integers (as ``int()`` makes them); None when one
+    is missing or not a number."""
+    if not pd.api.types.is_numeric_dtype(column.dtype) or column.isna().any():
+        return None
+    return column.to_numpy(dtype=np.float64 if column.dtype.kind == "f" else np.int64).astype(
+        np.int64
+    )
+
+
 def _per_campaign(
-    cids: np.ndarray, items: np.ndarray, values: list[Any], mine: np.ndarray
+    cids: np.ndarray, items: np.ndarray, values: np.ndarray | None
 ) -> dict[int, dict[Any, Any]]:
-    """``{campaign: {item: value}}`` of one slot's changes (``values``: of every change of
-    the side, ``mine`` those of the slot), campaigns and items in order of first
-    appearance."""
+    """``{campaign: {item: value}}`` of one slot's changes (``values`` None: each True),
+    campaigns and items in order of first appearance."""
     order = np.argsort(cids, kind="stable")
     ordered = cids[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    ends = np.r_[starts[1:], len(ordered)]
+    ends = np.r_[starts[1:], len(ordered)].tolist()
     item_list = items[order].tolist()
-    value_array = np.array(values, dtype=object)[mine][order].tolist()
+    value_list = None if values is None else values[order].tolist()
     out: dict[int, dict[Any, Any]] = {}
     for g in np.argsort(order[starts], kind="stable").tolist():
-        s, e = int(starts[g]), int(ends[g])
-        out[int(ordered[s])] = dict(zip(item_list[s:e], value_array[s:e], strict=True))
+        s, e = int(starts[g]), ends[g]
+        if value_list is None:
+            out[int(ordered[s])] = dict.fromkeys(item_list[s:e], True)
+        else:
+            out[int(ordered[s])] = dict(zip(item_list[s:e], value_list[s:e], strict=True))
     return out
 
 

@@ -25,6 +25,7 @@ from .. import spec
 from .call_kinds import ITEM_TABLES
 from .diff import table_changes, three_way, valued
 from .diff_types import Change, Conflict, PlanDiff, TableDiff, same
+from .key_codes import TableCodes
 from .record_fields import CREATIVE_FIELDS, record_fields
 
 Tables = Mapping[str, pd.DataFrame]
@@ -35,14 +36,18 @@ def diff_tables(
     base: Tables | None,
     live: Tables,
     prefer: str | None = None,
+    codes: Mapping[str, TableCodes] | None = None,
 ) -> PlanDiff:
     """Every table of ``tables`` diffed against its ``base`` (None: no base, desired against
     live) and ``live``: the item tables, then campaigns, CPA rules and creatives. ``prefer``
-    settles conflicts (``desired``, ``live``; None: left out, listed)."""
+    settles conflicts (``desired``, ``live``; None: left out, listed). ``codes``: the key
+    codes the scope step found, per item table (reused, not found again)."""
     found = PlanDiff()
-    for name, (key, value) in ITEM_TABLES.items():
+    for name, columns in ITEM_TABLES.items():
         if (desired := tables.get(name)) is not None:
-            found.tables.append(_item_diff(name, desired, base, live[name], key, value, prefer))
+            known = (codes or {}).get(name)
+            diff = _item_diff(name, desired, base, live[name], columns, prefer, known)
+            found.tables.append(diff)
     for name, records in _RECORD_DIFFS.items():
         if (desired := tables.get(name)) is not None:
             found.tables.append(records(desired, (base or {}).get(name), live[name], prefer))
@@ -54,15 +59,17 @@ def _item_diff(
     desired: pd.DataFrame,
     base: Tables | None,
     live: pd.DataFrame,
-    key: tuple[str, ...],
-    value: str | None,
+    columns: tuple[tuple[str, ...], str | None],
     prefer: str | None,
+    known: TableCodes | None = None,
 ) -> TableDiff:
-    """An item table diffed three ways by key (a base without the table: one without rows)."""
+    """An item table diffed three ways by key (a base without the table: one without rows);
+    ``columns``: its key columns and value column."""
+    key, value = columns
     b = None if base is None else base.get(name)
     b = desired.iloc[:0] if base is not None and b is None else b
     desired = valued(name, desired, key, value)  # no row without its bid
-    moves, conflicts = table_changes(desired, b, live, key, value, prefer)
+    moves, conflicts = table_changes(desired, b, live, key, value, prefer, known)
     return TableDiff(name, moves=moves, conflicts=conflicts)
 
 

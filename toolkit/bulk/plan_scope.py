@@ -24,7 +24,7 @@ plan follows the edit, not the size of the workbook.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,13 +33,15 @@ import pandas as pd
 from .. import spec
 from ..frames.account import CAMPAIGN_COLUMN
 from .call_kinds import ITEM_TABLES
-from .changed_rows import changed_rows
+from .changed_rows import changed_rows, coded_changed_rows
+from .key_codes import TableCodes
 from .record_fields import RECORD_TABLES, record_fields
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..frames import Account
 
 Tables = dict[str, pd.DataFrame]
+Rows = tuple[np.ndarray, np.ndarray]  # marks of the rows of desired and of base
 
 #: The live tables a plan is made against.
 LIVE_TABLES: tuple[str, ...] = ("campaigns", *ITEM_TABLES, "cpa_rules", "creatives")
@@ -50,12 +52,14 @@ class Scope:
     """What a plan covers: the desired ``tables`` and their ``base`` (None: not known), cut
     to the rows that may differ when ``narrowed``; the ``campaigns`` whose live state the
     plan needs (with a base and narrowed: those the edit touches; else every campaign of
-    the tables)."""
+    the tables). ``codes``: per item table, the key codes of its rows the scope compared
+    (the diff step reuses them)."""
 
     tables: Tables
     base: Tables | None
     campaigns: set[int]
     narrowed: bool
+    codes: dict[str, TableCodes] = field(default_factory=dict)
 
     def live_tables(self, live: Account) -> Tables:
         """The live tables of ``live`` (only the scope's campaigns when narrowed), targets
@@ -79,7 +83,7 @@ def scope_of(
     tables, base = _inputs(desired, base)
     narrowed = narrow(tables, base) if base is not None and narrow_reads else None
     if narrowed is not None:
-        return Scope(narrowed.tables, narrowed.base, narrowed.campaigns, True)
+        return Scope(narrowed.tables, narrowed.base, narrowed.campaigns, True, narrowed.codes)
     return Scope(tables, base, campaigns_of(tables, base), False)
 
 
@@ -143,11 +147,13 @@ def campaigns_of(
 @dataclass
 class Narrowed:
     """The edited tables and their base, cut down to the rows that may differ, and the
-    campaigns those rows belong to (the campaigns the edit touches)."""
+    campaigns those rows belong to (the campaigns the edit touches); the key codes of the
+    rows of the item tables kept, when all were coded."""
 
     tables: dict[str, pd.DataFrame]
     base: dict[str, pd.DataFrame]
     campaigns: set[int]
+    codes: dict[str, TableCodes] = field(default_factory=dict)
 
 
 def narrow(
@@ -162,7 +168,8 @@ def narrow(
     row that may differ with no campaign id, or campaign ids that are not numbers.
     """
     touched: set[int] = set()
-    kept: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    kept: dict[str, Rows] = {}
+    codes: dict[str, np.ndarray] = {}
     for name in (*ITEM_TABLES, *RECORD_TABLES):
         df = tables.get(name)
         if df is None:
@@ -172,24 +179,24 @@ def narrow(
             return None
         touched |= found[0]
         kept[name] = found[1]
-    return _cut(tables, base, kept, touched)
-
-
-Rows = tuple[np.ndarray, np.ndarray]
+        if len(found) > 2 and found[2] is not None:
+            codes[name] = found[2]
+    return _cut(tables, base, kept, touched, codes)
 
 
 def _item_rows(
     name: str, df: pd.DataFrame, base: Mapping[str, pd.DataFrame]
-) -> tuple[set[int], Rows] | None:
-    """The campaigns of the rows of an item table that may differ, and those rows."""
+) -> tuple[set[int], Rows, np.ndarray | None] | None:
+    """The campaigns of the rows of an item table that may differ, those rows, and the key
+    codes of the rows compared (:func:`~toolkit.bulk.changed_rows.coded_changed_rows`)."""
     key, value = ITEM_TABLES[name]
     b = base.get(name)
     b = df.iloc[:0] if b is None else b
     if not _has(df, b, key) or not _numeric(df, b, "campaign_id"):
         return None
-    marks = changed_rows(df, b, key, (value,) if value else (), group="campaign_id")
-    ids = _campaigns(df, b, marks, "campaign_id")
-    return None if ids is None else (ids, marks)
+    *marks, codes = coded_changed_rows(df, b, key, (value,) if value else (), group="campaign_id")
+    ids = _campaigns(df, b, (marks[0], marks[1]), "campaign_id")
+    return None if ids is None else (ids, (marks[0], marks[1]), codes)
 
 
 def _record_rows(
@@ -216,28 +223,43 @@ def _cut(
     base: Mapping[str, pd.DataFrame],
     kept: dict[str, Rows],
     touched: set[int],
+    codes: Mapping[str, np.ndarray],
 ) -> Narrowed:
     """The tables and their base cut down to the kept rows; item tables keep every row of a
-    touched campaign (the planner sees it whole)."""
+    touched campaign (the planner sees it whole), with their key ``codes`` when coded."""
     desired = {name: df for name, df in tables.items() if name not in kept}
     cut = {}
+    out_codes = {}
     for name, (d_rows, b_rows) in kept.items():
         df, b = tables[name], base.get(name)
         assert df is not None
         if name in ITEM_TABLES:
             d_rows = df["campaign_id"].isin(touched).to_numpy()
             b_rows = None if b is None else b["campaign_id"].isin(touched).to_numpy()
-        desired[name] = df[d_rows]
+        desired[name] = _rows_of(df, d_rows)
         if b is not None and b_rows is not None:
-            cut[name] = b[b_rows]
-    return Narrowed(desired, cut, touched)
+            cut[name] = _rows_of(b, b_rows)
+            if name in codes and (found := _kept_codes(codes[name], d_rows, b_rows)) is not None:
+                out_codes[name] = TableCodes(desired[name], cut[name], found)
+    return Narrowed(desired, cut, touched, out_codes)
+
+
+def _kept_codes(codes: np.ndarray, d_rows: np.ndarray, b_rows: np.ndarray) -> np.ndarray | None:
+    """The codes of the rows kept (desired then base); None when one of them was not coded."""
+    kept = codes[np.r_[d_rows, b_rows]]
+    return None if (kept < 0).any() else kept
 
 
 def only(df: pd.DataFrame | None, campaigns: set[int], column: str) -> pd.DataFrame | None:
     """The rows of ``df`` whose ``column`` is one of ``campaigns``."""
     if df is None or df.empty or column not in df.columns:
         return df
-    return df[df[column].isin(campaigns).to_numpy()]
+    return _rows_of(df, df[column].isin(campaigns).to_numpy())
+
+
+def _rows_of(df: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """The rows ``rows`` (a mask) of ``df``: ``df`` itself when all (no copy)."""
+    return df if rows.all() else df[rows]
 
 
 def _has(df: pd.DataFrame, base: pd.DataFrame, columns: tuple[str, ...]) -> bool:
