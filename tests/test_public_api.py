@@ -95,3 +95,13 @@ def test_rules_and_stats_are_reached_from_import_toolkit_as_the_docs_write_them(
 def test_unknown_names_are_attribute_errors():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         toolkit.nope  # noqa: B018
+
+
+def test_the_workbook_package_gives_exactly_the_names_of_its_book():
+    """``toolkit.bulk.workbook`` re-exports :mod:`toolkit.bulk.workbook.book` lazily, from a
+    list of its own: the two lists must not drift apart."""
+    import toolkit.bulk.workbook as package
+    from toolkit.bulk.workbook import book
+
+    assert package.__all__ == book.__all__
+    assert all(getattr(package, name) is getattr(book, name) for name in package.__all__)
