@@ -10,7 +10,10 @@ Modules, bottom up: :mod:`~toolkit.bulk.calls` (a plan's calls),
 :mod:`~toolkit.bulk.call_kinds` (per call target: build, send, invert, read back),
 :mod:`~toolkit.bulk.outcomes`, :mod:`~toolkit.bulk.journal` (stores and reads runs),
 :mod:`~toolkit.bulk.read_back`, :mod:`~toolkit.bulk.apply`, :mod:`~toolkit.bulk.plan`
-(the planner, ``toolkit.plan``), :mod:`~toolkit.bulk.undo` and :mod:`~toolkit.bulk.repair`.
+(the planner, ``toolkit.plan``: :mod:`~toolkit.bulk.plan_scope`, then
+:mod:`~toolkit.bulk.plan_diff`, then :mod:`~toolkit.bulk.plan_build`),
+:mod:`~toolkit.bulk.undo` and :mod:`~toolkit.bulk.repair`. The account and action workbooks
+sit above them, in :mod:`toolkit.bulk.workbook`.
 """
 
 from ..errors import PlanRefused
