@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from scipy.integrate import quad
@@ -47,6 +48,54 @@ def test_spread_of_two_days_by_hand():
     # b: its two rows are one day: no spread to read
     assert out.loc["b", "days"] == 1
     assert out.loc["b", "cpc_se"] == 0.0
+
+
+def _spread_by_groups(days: pd.DataFrame) -> pd.DataFrame:
+    """The spread as plain pandas groups over the items' text (the oracle of the coded sums)."""
+    frame = days[["date", "campaign_id", "level", "key", "clicks", "cost"]].copy()
+    frame["date"] = pd.to_datetime(frame["date"], utc=True).dt.floor("D")
+    for col in ("campaign_id", "level", "key"):
+        frame[col] = frame[col].astype(str)
+    per = frame.groupby(["date", "campaign_id", "level", "key"], as_index=False)[
+        ["clicks", "cost"]
+    ].sum()
+    per = per[per["clicks"] > 0]
+    per = per.assign(square=per["cost"] ** 2 / per["clicks"], days=1.0)
+    out = per.groupby(["campaign_id", "level", "key"], as_index=False)[
+        ["clicks", "cost", "square", "days"]
+    ].sum()
+    var = (out["square"] / out["clicks"] - (out["cost"] / out["clicks"]) ** 2).clip(lower=0)
+    out["cpc_se"] = (var / out["days"]) ** 0.5
+    return out[["campaign_id", "level", "key", "days", "cpc_se"]]
+
+
+def test_the_coded_spread_is_the_spread_of_plain_groups():
+    """Several rows a day, days without clicks, an item whose id is 7 in one row and "7" in
+    another (one item, as their text is), rows without a key (left out, as groups leave
+    them), hours within a day."""
+    rng = np.random.default_rng(4)
+    n = 3000
+    stats = pd.DataFrame(
+        {
+            "date": pd.Timestamp("2026-01-01", tz="UTC")
+            + pd.to_timedelta(rng.integers(0, 6 * 24, n), unit="h"),
+            "campaign_id": pd.Series(
+                [(7, "7", 8, 9)[i] for i in rng.integers(0, 4, n)], dtype=object
+            ),
+            "level": rng.choice(["subid", "source"], n),
+            "key": pd.Series(rng.choice(["a", "b", "c", None], n), dtype=object),
+            "clicks": rng.choice([0, 0, 5, 40, 300], n),
+            "cost": rng.uniform(0.0, 9.0, n).round(2),
+        }
+    )
+    got = spread(stats).sort_values(["campaign_id", "level", "key"], ignore_index=True)
+    want = _spread_by_groups(stats).sort_values(["campaign_id", "level", "key"], ignore_index=True)
+    assert got[["campaign_id", "level", "key"]].equals(want[["campaign_id", "level", "key"]])
+    assert {type(v) for v in stats["campaign_id"]} == {int, str}
+    assert set(got["campaign_id"]) == {"7", "8", "9"}  # 7 and "7": one item
+    assert np.array_equal(got["days"].to_numpy(), want["days"].to_numpy())
+    assert np.allclose(got["cpc_se"], want["cpc_se"], rtol=1e-9, atol=1e-12)
+    assert (got["cpc_se"] > 0).sum() > len(got) // 2
 
 
 @pytest.mark.parametrize(
