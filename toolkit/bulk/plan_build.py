@@ -24,6 +24,7 @@ import pandas as pd
 from .call_kinds import ItemCalls, TargetCalls, call_key, codes_of
 from .calls import STEPS, Call
 from .diff_types import ABSENT, FrameMoves, Move, PlanDiff, TableDiff
+from .key_codes import joint_codes
 from .plan_records import RecordPlanner
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -119,10 +120,11 @@ class _Builder(RecordPlanner):
             at = np.flatnonzero(present)
             sides: _Sides = {}
             slots = slot_codes[at]
+            valued = None if values is None else np.asarray(values, dtype=object)
             for slot in pd.unique(slots):  # in order of first appearance
                 mine = slots == slot
                 rows = at[mine]
-                mine_values = None if values is None else np.array(values, dtype=object)[mine]
+                mine_values = None if valued is None else valued[mine]
                 sides[kinds[slot]] = _per_campaign(cids[rows], items[rows], mine_values)
             self._build(action, sides)
         return True
@@ -133,12 +135,10 @@ class _Builder(RecordPlanner):
         """Per change the code of its slot (the key's columns between the campaign and the
         item), and per code the call kind and list type; None when a slot's kind is unknown
         or sent as codes, or two slots share one."""
-        codes = np.zeros(len(changes), dtype=np.int64)
-        for i in range(1, len(changes.key) - 1):
-            part, uniques = pd.factorize(changes.column(i), use_na_sentinel=False)
-            codes = codes * len(uniques) + part
-        codes, firsts = pd.factorize(codes)
-        first_rows = np.array([int(np.argmax(codes == c)) for c in range(len(firsts))])
+        middle = [[changes.column(i)] for i in range(1, len(changes.key) - 1)]
+        joint = joint_codes(middle) if middle else np.zeros(len(changes), dtype=np.int64)
+        codes = pd.factorize(joint)[0]  # in order of first appearance
+        first_rows = np.unique(codes, return_index=True)[1]
         kinds = []
         for key in changes.keys_at(first_rows):
             kind, list_type = self._kind_of(table, key)
