@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..bulk.key_codes import joint_codes
+
 _ITEM = ["campaign_id", "level", "key"]
 
 
@@ -66,30 +68,21 @@ def spread(days: pd.DataFrame) -> pd.DataFrame:
 def _item_codes(days: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     """An integer code per row for its item (-1 where a column has no value, as pandas'
     groups leave such rows out), and the items (as text) in code order."""
-    codes, texts = [], []
-    for col in _ITEM:
-        values = days[col]
-        if values.dtype == object:  # 7 and "7" are one item, as their text is
-            values = values.astype(str)
-        c, uniques = pd.factorize(values)
-        codes.append(c.astype(np.int64))
-        texts.append(pd.Series(uniques, dtype=values.dtype).astype(str).to_numpy(dtype=object))
-    joint = np.zeros(len(days), dtype=np.int64)
-    for c, t in zip(codes, texts, strict=True):
-        joint = joint * max(len(t), 1) + c
-    missing = np.zeros(len(days), dtype=bool)
-    for c in codes:
-        missing |= c < 0
-    found, inverse = np.unique(joint[~missing], return_inverse=True)
+    # 7 and "7" in one column of Python values are one item, as their text is
+    columns = [days[c].astype(str) if days[c].dtype == object else days[c] for c in _ITEM]
+    named = ~np.logical_or.reduce([c.isna().to_numpy() for c in columns])
     item = np.full(len(days), -1, dtype=np.int64)
-    item[~missing] = inverse.reshape(-1)
-    parts = {}
-    for col, t in zip(reversed(_ITEM), reversed(texts), strict=True):
-        size = max(len(t), 1)
-        parts[col] = t[found % size] if len(t) else np.array([], dtype=object)
-        found = found // size
-    names = pd.DataFrame({col: parts[col] for col in _ITEM})
-    return item.astype(np.int64), names
+    if named.any():
+        joint = joint_codes([[c[named]] for c in columns])
+        item[named] = pd.factorize(joint)[0]
+    rows = np.flatnonzero(named)[np.unique(item[named], return_index=True)[1]]
+    names = pd.DataFrame(
+        {
+            c: col.iloc[rows].astype(str).to_numpy(dtype=object)
+            for c, col in zip(_ITEM, columns, strict=True)
+        }
+    )
+    return item, names
 
 
 def cpc_se(clicks, cost, square, days) -> np.ndarray:
