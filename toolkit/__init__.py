@@ -28,6 +28,7 @@ PUBLIC: dict[str, str] = {
     "BatchResult": "toolkit.client",
     "Client": "toolkit.client",
     "connect": "toolkit.client",
+    "profiles": "toolkit.client",
     # errors
     "AccountMismatchError": "toolkit.errors",
     "ApiError": "toolkit.errors",
@@ -51,7 +52,9 @@ PUBLIC: dict[str, str] = {
     "WorkbookProblem": "toolkit.errors",
     # loading an account (pandas)
     "Account": "toolkit.frames",
+    "AccountSet": "toolkit.frames",
     "load_account": "toolkit.frames",
+    "load_accounts": "toolkit.frames",
     # bulk edits (pandas)
     "Plan": "toolkit.bulk",
     "plan": "toolkit.bulk.plan",

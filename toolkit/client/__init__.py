@@ -13,7 +13,7 @@ keeps api-keys out of text, and :mod:`toolkit.client.checks`, the checks run bef
 
 from . import checks
 from .apikey import ApiKey
-from .client import Client, ClientOptions, connect
+from .client import Client, ClientOptions, connect, profiles
 from .results import BatchResult, parse_message
 from .transport import Request, Transport, TransportLike, redact
 
@@ -28,5 +28,6 @@ __all__ = [
     "checks",
     "connect",
     "parse_message",
+    "profiles",
     "redact",
 ]

@@ -31,6 +31,7 @@ from .apikey import (
 )
 from .campaigns import Campaigns
 from .creatives import Creatives
+from .profiles import Profile, parse_profiles, pick_profiles, slug
 from .rules import BidRules, CpaRules
 from .targeting import Lists, Targeting
 from .transport import Transport, TransportLike
@@ -255,14 +256,17 @@ def _state_problem(state: Path, exc: BaseException) -> str:
     )
 
 
-def sandbox_client(sandbox: Any, **options: Any) -> Client:
-    """A client of a running sandbox's demo account (``client.sandbox`` is the sandbox).
+def sandbox_client(sandbox: Any, account: int = 0, **options: Any) -> Client:
+    """A client of a running sandbox's demo account, or of its ``account``-th account
+    (``client.sandbox`` is the sandbox).
 
     >>> from toolkit.sandbox import Sandbox                        # doctest: +SKIP
     >>> with Sandbox(campaigns=5) as sb:                           # doctest: +SKIP
     ...     sandbox_client(sb).campaigns.list()
     """
-    client = Client(sandbox.url, ApiKey(sandbox.api_keys[0], FROM_SANDBOX), **options)
+    keys = sandbox.api_keys
+    source = FROM_SANDBOX if account == 0 else f"{FROM_SANDBOX} (account {account + 1})"
+    client = Client(sandbox.url, ApiKey(keys[account], source), **options)
     client.sandbox = sandbox
     return client
 
@@ -276,13 +280,8 @@ def config_path() -> Path:
     return base / "campaign-toolkit" / "config.toml"
 
 
-def read_config(path: Path | None = None) -> dict[str, Any]:
-    """The ``[default]`` table of the config file (``api_key``, ``base_url``, options).
-
-    ``api_key`` comes back as an :class:`~toolkit.client.apikey.ApiKey` whose source names
-    the file.
-    """
-    path = path or config_path()
+def _config_data(path: Path) -> dict[str, Any]:
+    """The parsed config file, ``{}`` when there is none."""
     if not path.exists():
         return {}
     problem = None
@@ -293,17 +292,98 @@ def read_config(path: Path | None = None) -> dict[str, Any]:
         problem = f"config file {path} is not valid TOML: {exc}"
     if problem is not None:
         raise ConfigError(problem)
+    return data
+
+
+def read_config(path: Path | None = None) -> dict[str, Any]:
+    """The ``[default]`` table of the config file (``api_key``, ``base_url``, options).
+
+    ``api_key`` comes back as an :class:`~toolkit.client.apikey.ApiKey` whose source names
+    the file.
+    """
+    path = path or config_path()
+    data = _config_data(path)
     for table in (data, data.get("default")):
         if isinstance(table, dict) and "api_key" in table:
             table["api_key"] = ApiKey.of(table["api_key"], from_config(path))
     table = data.get("default", data)
     if not isinstance(table, dict):
         raise ConfigError(f"config file {path}: [default] must be a table")
+    if table is data:  # a file of top-level keys: its profiles are not options
+        table = {k: v for k, v in data.items() if k != "profiles"}
     return table
 
 
+def read_profiles(path: Path | None = None) -> dict[str, Profile]:
+    """The ``[profiles.NAME]`` tables of the config file (see :mod:`toolkit.client.profiles`)."""
+    path = path or config_path()
+    return parse_profiles(_config_data(path), path)
+
+
+def profiles() -> list[str]:
+    """The names of the accounts :func:`connect` knows, in order.
+
+    The config file's profiles; with none configured and no api-key anywhere, the built-in
+    sandbox's accounts (``demo``, ``northwind-media``, ...), so that every command that takes
+    accounts runs on the demo data too.
+
+    >>> toolkit.client.client.profiles()                       # doctest: +SKIP
+    ['demo', 'northwind-media']
+    """
+    named = read_profiles()
+    if named:
+        return list(named)
+    if _configured_key():
+        raise ConfigError(
+            f"no profiles are configured: add [profiles.NAME] tables to {config_path()}"
+            " (see docs/accounts.md)"
+        )
+    return _sandbox_profiles(_embedded_sandbox())
+
+
+def _configured_key() -> bool:
+    return bool(os.environ.get(ENV_KEY) or read_config().get("api_key"))
+
+
+def _sandbox_profiles(sandbox: Any) -> list[str]:
+    """A sandbox's accounts as profile names, made unique by a number where two slugs meet."""
+    out: list[str] = []
+    for i, name in enumerate(sandbox.account_names):
+        name = slug(name)
+        out.append(name if name not in out else f"{name}-{i + 1}")
+    return out
+
+
+def _connect_profile(profile: str, options: dict[str, Any]) -> Client:
+    """The client of one named account: a configured profile, or a built-in sandbox account."""
+    named = read_profiles()
+    if named:
+        pick_profiles([profile], list(named))
+        chosen = named[profile]
+        url = chosen.base_url or os.environ.get(ENV_URL)
+        if not url:
+            raise ConfigError(
+                f"profile {profile!r} of {config_path()} has no base_url (nor has [default]):"
+                f" add one, or set {ENV_URL}"
+            )
+        return Client(url, chosen.key(), **{**chosen.options, **options})
+    if _configured_key():
+        raise ConfigError(
+            f"profile {profile!r}: no profiles are configured; add [profiles.{profile}] to"
+            f" {config_path()} (see docs/accounts.md)"
+        )
+    sandbox = _embedded_sandbox()
+    names = _sandbox_profiles(sandbox)
+    pick_profiles([profile], names)
+    return sandbox_client(sandbox, account=names.index(profile), **options)
+
+
 def connect(
-    api_key: str | ApiKey | None = None, base_url: str | None = None, **options: Any
+    api_key: str | ApiKey | None = None,
+    base_url: str | None = None,
+    *,
+    profile: str | None = None,
+    **options: Any,
 ) -> Client:
     """A client for an account: the key comes from the argument, ``$CAMPAIGN_API_KEY`` or the
     config file, in that order; the base URL likewise (``$CAMPAIGN_API_URL``).
@@ -316,8 +396,21 @@ def connect(
     uses its demo account, whose state lives in ``sandbox.db`` of the user's data folder
     (``$CAMPAIGN_TOOLKIT_DATA``, else ``~/.local/share/campaign-toolkit``) and so outlives the
     process; a log line says so and where.
+
+    ``profile`` names an account of the config file's ``[profiles.NAME]`` tables (see
+    :mod:`toolkit.client.profiles`), or with none configured one of the built-in sandbox's
+    accounts (:func:`profiles` lists them); its key is the profile's own, so ``api_key`` and
+    ``base_url`` are not passed with it.
+
+    >>> client = toolkit.connect(profile="client-a")              # doctest: +SKIP
     """
     api_key = ApiKey.of(api_key, FROM_ARGUMENT)  # the raw string leaves this frame's locals
+    if profile is not None:
+        if api_key or base_url:
+            raise ConfigError(
+                "pass a profile or an api_key and base_url, not both: a profile brings its own"
+            )
+        return _connect_profile(profile, options)
     config = read_config()
     key = (
         api_key

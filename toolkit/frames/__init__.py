@@ -14,6 +14,7 @@ listed in docs/frames.md); nothing is left to inference.
 """
 
 from .account import TABLES, Account, SnapshotError
+from .account_set import AccountSet
 from .campaigns import (
     campaign_list_frame,
     campaigns_frame,
@@ -38,6 +39,7 @@ from .dictionaries import (
     search_frame,
 )
 from .export import excel_ready, write_excel
+from .load_set import load_accounts
 from .loader import failures_frame, load_account
 from .prices import balance_frame, load_balance, load_prices, prices_frame
 from .rules import bid_rules_frame, cpa_rules_frame, load_bid_rules, load_cpa_rules
@@ -56,6 +58,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "TABLES",
     "Account",
+    "AccountSet",
     "SnapshotError",
     "balance_frame",
     "bid_rules_frame",
@@ -74,6 +77,7 @@ __all__ = [
     "frame",
     "lists_frame",
     "load_account",
+    "load_accounts",
     "load_balance",
     "load_bid_rules",
     "load_campaign_details",

@@ -69,7 +69,7 @@ class CampaignData:
     cpa_rules: list[dict[str, Any]]
 
 
-def _guard(call: Callable[[], Any], operation: str, campaign_id: int | None = None) -> Any:
+def guarded(call: Callable[[], Any], operation: str, campaign_id: int | None = None) -> Any:
     """``call()``, or a :class:`Failure` for a recoverable error (AuthError is raised)."""
     try:
         return call()
@@ -80,18 +80,34 @@ def _guard(call: Callable[[], Any], operation: str, campaign_id: int | None = No
         return Failure.of(campaign_id, operation, exc)
 
 
-def _campaign(client: Client, campaign_id: int, mode: str) -> CampaignData | Failure:
+def campaign_data(client: Client, campaign_id: int, mode: str) -> CampaignData | Failure:
     """The three calls of one campaign, one after another; the first failure stops them."""
-    detail = _guard(lambda: client.campaigns.get(campaign_id, mode), "campaign.item", campaign_id)
+    detail = guarded(lambda: client.campaigns.get(campaign_id, mode), "campaign.item", campaign_id)
     if isinstance(detail, Failure):
         return detail
-    bids = _guard(lambda: client.bid_rules.list(campaign_id), "bid_rule.list", campaign_id)
+    bids = guarded(lambda: client.bid_rules.list(campaign_id), "bid_rule.list", campaign_id)
     if isinstance(bids, Failure):
         return bids
-    cpa = _guard(lambda: client.cpa_rules.list(campaign_id), "cpa_rule.list", campaign_id)
+    cpa = guarded(lambda: client.cpa_rules.list(campaign_id), "cpa_rule.list", campaign_id)
     if isinstance(cpa, Failure):
         return cpa
     return CampaignData(detail, bids, cpa)
+
+
+def submit_wide(
+    pool: ThreadPoolExecutor, client: Client, ids: Sequence[int] | None
+) -> dict[str, Future[Any]]:
+    """The account-wide calls of a load submitted to ``pool``, by operation: dictionaries,
+    balance, and the creative list unless ``ids`` names no campaign."""
+    wide: dict[str, Future[Any]] = {
+        "account.dictionaries": pool.submit(
+            guarded, client.account.dictionaries, "account.dictionaries"
+        ),
+        "account.balance": pool.submit(guarded, client.account.balance, "account.balance"),
+    }
+    if ids is None or ids:
+        wide["creative.list"] = pool.submit(guarded, client.creatives.list, "creative.list")
+    return wide
 
 
 def load_account(
@@ -129,18 +145,11 @@ def load_account(
     results: dict[int, CampaignData | Failure] = {}
     bar = None
     try:
-        wide: dict[str, Future[Any]] = {
-            "account.dictionaries": pool.submit(
-                _guard, client.account.dictionaries, "account.dictionaries"
-            ),
-            "account.balance": pool.submit(_guard, client.account.balance, "account.balance"),
-        }
-        if ids is None or ids:
-            wide["creative.list"] = pool.submit(_guard, client.creatives.list, "creative.list")
+        wide = submit_wide(pool, client, ids)
         if ids is None:  # while the account-wide calls run
             ids = [int(item["id"]) for item in client.campaigns.list()]
         bar = progress_bar(len(ids), "Loading account", "campaign", progress)
-        futures = {pool.submit(_campaign, client, cid, mode): cid for cid in ids}
+        futures = {pool.submit(campaign_data, client, cid, mode): cid for cid in ids}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             bar.update()
@@ -225,4 +234,13 @@ def failures_frame(failures: Sequence[Failure]) -> pd.DataFrame:
     )
 
 
-__all__ = ["Failure", "failures_frame", "load_account"]
+__all__ = [
+    "CampaignData",
+    "Failure",
+    "assemble",
+    "campaign_data",
+    "failures_frame",
+    "guarded",
+    "load_account",
+    "submit_wide",
+]

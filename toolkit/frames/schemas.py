@@ -241,6 +241,13 @@ SCHEMAS: Mapping[str, dict[str, Dtype]] = _Schemas(
             "error": STRING,
             "message": STRING,
         },
+        "account_failures": {
+            "account": STRING,
+            "campaign_id": INT,
+            "operation": STRING,
+            "error": STRING,
+            "message": STRING,
+        },
     }
 )
 

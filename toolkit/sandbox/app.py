@@ -75,6 +75,9 @@ class App:
         self.methods = {p: op.methods for p, op in spec.operations_by_path().items()}
         self.stats: Counter[tuple[str, str, int]] = Counter()
         self._stats_lock = threading.Lock()
+        #: Calls per account (user id), and calls that named another account's campaign.
+        self.by_account: Counter[int] = Counter()
+        self.foreign: list[tuple[int, int]] = []
 
     # ------------------------------------------------------------------ WSGI
 
@@ -227,7 +230,10 @@ class App:
             base_url=request.host_url.rstrip("/"),
             config=self.config,
             files=files,
+            foreign=self.foreign,
         )
+        with self._stats_lock:
+            self.by_account[user_id] += 1
         with self.store.transaction() as db:
             ctx.db = db
             return handler(ctx)

@@ -182,6 +182,13 @@ class Sandbox:
             raise RuntimeError("the sandbox is not running: call start() first")
         return self.store.api_keys()
 
+    @property
+    def account_names(self) -> list[str]:
+        """The accounts' names, in the order of :attr:`api_keys`."""
+        if self.store is None:
+            raise RuntimeError("the sandbox is not running: call start() first")
+        return self.store.account_names()
+
     # ------------------------------------------------------------------ control
 
     def reset(
@@ -254,6 +261,18 @@ class Sandbox:
         with self.app._stats_lock:
             return {f"{m} {p} {s}": n for (m, p, s), n in sorted(self.app.stats.items())}
 
+    def calls_by_account(self) -> dict[int, int]:
+        """Authenticated ``/api/`` calls so far per account (user id)."""
+        assert self.app is not None, "the sandbox is not running"
+        with self.app._stats_lock:
+            return dict(sorted(self.app.by_account.items()))
+
+    def foreign_calls(self) -> list[tuple[int, int]]:
+        """``(caller's user id, campaign id)`` of every call so far that named a campaign of
+        another account than the key's: a client that crossed accounts shows up here."""
+        assert self.app is not None, "the sandbox is not running"
+        return list(self.app.foreign)
+
     def stats_export(
         self,
         path: str | Path,
@@ -315,10 +334,19 @@ class Sandbox:
 
     def _control_stats(self, method: str, data: dict[str, Any]) -> dict[str, Any] | None:
         if method == "GET":
-            return {"status": "ok", "requests": self.stats()}
+            by_account = {str(k): n for k, n in self.calls_by_account().items()}
+            foreign = [list(pair) for pair in self.foreign_calls()]
+            return {
+                "status": "ok",
+                "requests": self.stats(),
+                "by_account": by_account,
+                "foreign": foreign,
+            }
         if method != "DELETE":
             return None
         assert self.app is not None
         with self.app._stats_lock:
             self.app.stats.clear()
+            self.app.by_account.clear()
+            self.app.foreign.clear()
         return {"status": "ok"}

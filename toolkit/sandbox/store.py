@@ -236,6 +236,12 @@ class Store:
             rows = self.conn.execute("SELECT api_key FROM accounts ORDER BY user_id").fetchall()
         return [r[0] for r in rows]
 
+    def account_names(self) -> list[str]:
+        """Names of all accounts, ordered by user id (the demo account first)."""
+        with self.lock:
+            rows = self.conn.execute("SELECT name FROM accounts ORDER BY user_id").fetchall()
+        return [r[0] for r in rows]
+
     def close(self) -> None:
         with self.lock:
             self.conn.close()

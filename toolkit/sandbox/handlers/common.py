@@ -34,12 +34,31 @@ class Ctx:
     base_url: str
     config: Config
     files: dict[str, Any] = field(default_factory=dict)
+    #: Where a call naming another account's campaign is written down: ``(caller, campaign)``.
+    foreign: list[tuple[int, int]] | None = None
 
     def campaign(self, cid: int) -> sqlite3.Row | None:
         """The caller's campaign ``cid``; another account's campaign is reported as missing."""
-        return self.db.execute(
+        row = self.db.execute(
             "SELECT * FROM campaigns WHERE id=? AND user_id=?", (cid, self.user_id)
         ).fetchone()
+        if row is None:
+            self._note_foreign([cid])
+        return row
+
+    def _note_foreign(self, ids: list[int]) -> None:
+        """Write down the ids among ``ids`` that are campaigns of another account: a client
+        that sends one account's campaigns with another account's key shows up here."""
+        if self.foreign is None or not ids:
+            return
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                f"SELECT id FROM campaigns WHERE user_id<>? AND id IN ({marks})",
+                (self.user_id, *chunk),
+            ).fetchall()
+            self.foreign.extend((self.user_id, r[0]) for r in rows)
 
     def campaign_or_fail(self, cid: int, message: str = spec.MSG_CAMPAIGN_NOT_FOUND) -> sqlite3.Row:
         row = self.campaign(cid)
@@ -59,6 +78,7 @@ class Ctx:
                 (self.user_id, *chunk),
             ).fetchall()
             found.update((r["id"], r) for r in rows)
+        self._note_foreign([i for i in unique if i not in found])
         return found
 
     def batch_ids(self) -> list[int]:
