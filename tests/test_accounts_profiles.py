@@ -61,7 +61,7 @@ def test_each_profile_connects_to_its_own_account_with_its_own_key(
 ) -> None:
     assert toolkit.profiles() == ["client-a", "client-b", "client.c"]
     # the environment's key is another account's: a profile never takes it
-    monkeypatch.setenv("CAMPAIGN_API_KEY", three.api_keys[0])
+    monkeypatch.setenv("CAMPAIGN_API_KEY", three.api_keys[1])
     users = {}
     for name in toolkit.profiles():
         with toolkit.connect(profile=name) as client:
@@ -70,7 +70,7 @@ def test_each_profile_connects_to_its_own_account_with_its_own_key(
             assert name in client.key_source or "config file" in client.key_source
     assert len(set(users.values())) == 3
     with toolkit.connect() as default_client:  # no profile: the environment's key, as before
-        assert user_of(default_client) == users["client-a"]
+        assert user_of(default_client) == users["client-b"]
 
 
 def test_a_profile_takes_the_defaults_options_unless_it_sets_its_own(config: Path) -> None:
@@ -156,3 +156,62 @@ def test_with_a_key_but_no_profiles_naming_one_is_refused_with_what_to_add(
         toolkit.connect(profile="client-a")
     with pytest.raises(toolkit.ConfigError, match="no profiles are configured"):
         toolkit.profiles()
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_the_command_line_lists_loads_and_saves_the_accounts(
+    config: Path, three: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.conftest import cli_runner
+
+    run = cli_runner(three, capsys)
+    assert run("accounts") == (0, "client-a\nclient-b\nclient.c\n", "")
+    code, out, err = run(
+        "accounts",
+        "--account",
+        "client.c,client-a",
+        "--load",
+        "--quiet",
+        "--save",
+        str(tmp_path / "set"),
+    )
+    assert code == 0, err
+    assert "client.c: 3 campaigns" in out and "client-a: 6 campaigns" in out
+    assert toolkit.AccountSet.load(tmp_path / "set").names == ["client.c", "client-a"]
+    assert all(key not in out + err for key in three.api_keys)
+
+
+def test_the_command_line_reports_an_account_that_could_not_load(
+    config: Path,
+    three: Sandbox,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.conftest import cli_runner
+
+    monkeypatch.delenv("CLIENT_A_KEY")
+    code, out, err = cli_runner(three, capsys)("accounts", "--load", "--quiet")
+    assert code == 3
+    assert "client-a: not loaded, ConfigError" in out and "1 account(s) not loaded" in err
+
+
+def test_account_picks_the_profile_of_a_one_account_command(
+    config: Path, three: Sandbox, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.conftest import cli_runner
+
+    run = cli_runner(three, capsys)
+    book = tmp_path / "b.xlsx"
+    code, out, err = run("export", "--account", "client-b", str(book))
+    assert code == 0, err
+    from toolkit.bulk.workbook import read_workbook
+
+    exported = set(read_workbook(book).desired["campaigns"]["id"])
+    with toolkit.connect(profile="client-b") as b:
+        assert exported == {int(c["id"]) for c in b.campaigns.list()}
+    code, out, err = run("export", "--account", "all", str(book))
+    assert code == 2 and "works on one account" in err
+    code, out, err = run("export", "--account", "client-b", "--base-url", three.url, str(book))
+    assert code == 2 and "leave out --base-url" in err

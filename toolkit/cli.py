@@ -98,6 +98,7 @@ def _sandbox(args: argparse.Namespace) -> int:
             port=args.port,
             auto_approve=args.auto_approve,
             rate_limit=args.rate_limit,
+            accounts=args.accounts,
         )
     except ValueError as exc:  # a bad option value: say which
         print(f"campaign-toolkit: sandbox: {exc}", file=sys.stderr)
@@ -136,6 +137,11 @@ def _client(args: argparse.Namespace):  # noqa: ANN202
 
     from .client.apikey import ask_key, read_key_file
 
+    account = getattr(args, "account", None)
+    if account is not None:
+        from .cli_accounts import profile_client
+
+        return profile_client(args, account)
     key = getattr(args, "api_key", None)  # an ApiKey: never shown
     if getattr(args, "api_key_file", None):
         key = read_key_file(args.api_key_file)
@@ -404,6 +410,9 @@ def build_parser() -> argparse.ArgumentParser:
     _run_parsers(sub)
     _report_parser(sub)
     _rules_parser(sub)
+    from .cli_accounts import add_parser as accounts_parser
+
+    accounts_parser(sub)
     de = sub.add_parser("demo", help="load, export, edit, plan and apply on the sandbox")
     de.add_argument(
         "--out",
@@ -440,6 +449,14 @@ def _sandbox_parser(sub: argparse._SubParsersAction) -> None:
         metavar="R",
         help="answer 429 past R /api/ requests per second per api-key (default: no limit)",
     )
+    sb.add_argument(
+        "--accounts",
+        type=int,
+        default=2,
+        metavar="N",
+        help="accounts to seed, each with its own key (default 2; the first has --campaigns"
+        " campaigns, the others a tenth of them, at least 3)",
+    )
     sb.add_argument("--auto-approve", action="store_true", help="approve new campaigns/creatives")
     sb.add_argument("--once", action="store_true", help="start, print, and stop (for checks)")
     sb.set_defaults(func=_sandbox)
@@ -468,6 +485,14 @@ def _account_options(p: argparse.ArgumentParser) -> None:
         "--ask-api-key", action="store_true", help="type the key at a prompt that does not echo"
     )
     p.add_argument("--base-url", default=None, help="service URL (default: env, config)")
+    p.add_argument(
+        "--account",
+        default=None,
+        metavar="NAME",
+        help="a named account of the config file's [profiles.NAME] tables, with its own key and"
+        " URL (with no key configured: the built-in sandbox's accounts, such as"
+        " northwind-media); see docs/accounts.md",
+    )
 
 
 def _journal_option(p: argparse.ArgumentParser) -> None:
