@@ -24,7 +24,7 @@
 """
 
 from .actions import to_actions
-from .backtest import Backtest, backtest, match_cost_saved
+from .backtest import Backtest, backtest
 from .decide import DECISION_COLUMNS, Stats
 from .evaluate import RulesResult, evaluate_rules, with_outcomes
 from .evidence import (
@@ -36,6 +36,7 @@ from .evidence import (
     prob_rate_below,
     zero_conversion_p,
 )
+from .matching import match_cost_saved
 from .model import ACTIONS, METRICS, Clause, Rule, load_rules
 
 __all__ = [

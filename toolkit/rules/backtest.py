@@ -28,7 +28,7 @@ import datetime as dt
 import os
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -340,12 +340,9 @@ def backtest(
     saved and lost is read from the statistics as they are.
     """
     read = {"date_format": date_format, "decimal": decimal, "campaign_map": campaign_map}
-    daily = daily_stats(stats, columns, **read)
-    profile, known = replay_delay(delay, daily, complete=complete)
-    days = sorted(set(daily["day"]))
-    lo = pd.Timestamp(start).date() if start is not None else None
-    hi = pd.Timestamp(end).date() if end is not None else None
-    days = [d for d in days if (lo is None or d >= lo) and (hi is None or d <= hi)]
+    daily, days, profile, known = replayed_days(
+        stats, start, end, columns, read, delay=delay, complete=complete
+    )
     judge = truth_items(truth, daily) if truth is not None else None
     summaries, by_rule, frames = [], [], []
     for name, rules_ in _rule_sets(rules).items():
@@ -362,6 +359,28 @@ def backtest(
         summary["delay"] = str(profile)
     by, decided = pd.concat(by_rule, ignore_index=True), pd.concat(frames, ignore_index=True)
     return Backtest(summary, by, decided, days, profile)
+
+
+def replayed_days(
+    stats: Any,
+    start: dt.date | str | None,
+    end: dt.date | str | None,
+    columns: Mapping[str, str] | None,
+    read: Mapping[str, Any],
+    *,
+    delay: Any = None,
+    complete: bool = False,
+) -> tuple[pd.DataFrame, list[dt.date], Delay | None, Known | None]:
+    """What :func:`backtest` replays: the daily statistics (:func:`daily_stats`), the look
+    days from ``start`` to ``end``, the delay profile and what was known under it
+    (:func:`~toolkit.rules.known.replay_delay`)."""
+    daily = daily_stats(stats, columns, **read)
+    profile, known = replay_delay(delay, daily, complete=complete)
+    days = sorted(set(daily["day"]))
+    lo = pd.Timestamp(start).date() if start is not None else None
+    hi = pd.Timestamp(end).date() if end is not None else None
+    days = [d for d in days if (lo is None or d >= lo) and (hi is None or d <= hi)]
+    return daily, days, profile, known
 
 
 def _replayed(
@@ -414,52 +433,4 @@ def _said_once(caught: list[warnings.WarningMessage], looks: int) -> None:
         warnings.warn(message, category, stacklevel=4)
 
 
-def match_cost_saved(
-    make: Callable[[float], Any],
-    target: float,
-    stats: Any,
-    low: float,
-    high: float,
-    *,
-    steps: int = 12,
-    **options: Any,
-) -> tuple[float, Backtest]:
-    """The parameter ``x`` in ``[low, high]`` whose rule set ``make(x)`` saves the cost
-    closest to ``target`` in a backtest, by bisection (the cost saved must fall as ``x``
-    rises, as for a ``cost > x`` threshold); ``options`` go to :func:`backtest`.
-    Returns ``x`` and its backtest. A target beyond what ``low`` to ``high`` can save is a
-    ``ValueError`` naming the target and the cost saved at the end of the range it passed.
-    """
-    best: tuple[float, float, Backtest] | None = None
-    moved = {"low": False, "high": False}
-    bounds = (low, high)
-
-    def run(x: float) -> float:
-        nonlocal best
-        result = backtest(make(x), stats, **options)
-        saved = float(result.summary["cost_saved"].iloc[0])
-        if best is None or abs(saved - target) < best[0]:
-            best = (abs(saved - target), x, result)
-        return saved
-
-    for _ in range(steps):
-        mid = (low + high) / 2.0
-        if run(mid) > target:
-            low, moved["low"] = mid, True
-        else:
-            high, moved["high"] = mid, True
-    for end, side, beyond in ((bounds[1], "high", "more"), (bounds[0], "low", "less")):
-        if moved[side]:
-            continue
-        saved = run(end)
-        if (saved > target) if side == "high" else (saved < target):
-            raise ValueError(
-                f"match_cost_saved: target cost saved {target:,.2f} is out of reach: x = "
-                f"{end:g} (the {side} end of {bounds[0]:g} to {bounds[1]:g}) saves {saved:,.2f},"
-                f" {beyond} than the target; widen the range or choose a reachable target"
-            )
-    assert best is not None
-    return best[1], best[2]
-
-
-__all__ = ["SUMMARY_COLUMNS", "Backtest", "backtest", "daily_stats", "match_cost_saved"]
+__all__ = ["SUMMARY_COLUMNS", "Backtest", "backtest", "daily_stats", "replayed_days"]

@@ -113,12 +113,34 @@ def with_spread(
     key = ("daily", since, until)
     if key not in stats._sums:
         stats._sums[key] = spread(_per_day(stats, since, until))
-    table = stats._sums[key].set_index(_ITEM)
-    keys = pd.MultiIndex.from_arrays([sums[k].astype(str) for k in _ITEM])
-    found = table.reindex(keys)
-    return sums.assign(
-        days=found["days"].fillna(0.0).to_numpy(), cpc_se=found["cpc_se"].fillna(0.0).to_numpy()
-    )
+    table = stats._sums[key]
+    row = rows_of(table, sums)
+    found = row >= 0
+    out = {}
+    for col in ("days", "cpc_se"):
+        out[col] = np.zeros(len(sums))
+        out[col][found] = table[col].to_numpy(dtype=float)[row[found]]
+    return sums.assign(**out)
+
+
+def rows_of(table: pd.DataFrame, sums: pd.DataFrame) -> np.ndarray:
+    """Per row of ``sums``, the row of ``table`` (one per item, named as text) with its
+    item's text (-1: none), matched over integer codes of the three columns' text.
+
+    >>> table = pd.DataFrame({"campaign_id": ["7", "7"], "level": ["subid"] * 2,
+    ...     "key": ["a", "b"]})
+    >>> sums = pd.DataFrame({"campaign_id": [7, 7, 8], "level": ["subid"] * 3,
+    ...     "key": ["b", "a", "a"]})
+    >>> rows_of(table, sums).tolist()
+    [1, 0, -1]
+    """
+    if table.empty or sums.empty:  # nothing to match (and no codes of nothing)
+        return np.full(len(sums), -1, dtype=np.int64)
+    theirs = [sums[c].astype(str) for c in _ITEM]
+    # the table's text in the dtype of the sums' text, so that both are coded alike
+    mine = [table[c].astype(t.dtype) for c, t in zip(_ITEM, theirs, strict=True)]
+    codes = joint_codes([[m, t] for m, t in zip(mine, theirs, strict=True)])
+    return pd.Index(codes[: len(table)]).get_indexer(codes[len(table) :])
 
 
 def _per_day(stats: Any, since: dt.date | None, until: dt.date | None) -> pd.DataFrame:

@@ -44,8 +44,9 @@ from .daily import with_spread
 from .evidence import evidence_frame, item_totals, spent
 from .fit import not_accepted
 from .fresh import effective
+from .geo_mix import payouts_of, with_mix
 from .model import CAMPAIGN, METRICS, PAYOUT_METRICS, Rule, load_rules
-from .payouts import HOW_TO_GIVE, NO_PAYOUT, payout_for, read_payouts
+from .payouts import HOW_TO_GIVE, NO_PAYOUT, read_payouts
 
 #: The columns of the decisions frame, in order.
 DECISION_COLUMNS: tuple[str, ...] = (
@@ -276,7 +277,7 @@ def evidence_of(
     the sums of its rows at ``rule.of``, the prior pooled over campaigns; countries by their
     ISO codes, whatever the tracker wrote); each item's payout from ``payouts`` (a table of
     :func:`~toolkit.rules.payouts.read_payouts`), the rule's ``payout`` or the campaign's
-    revenue per conversion (:func:`~toolkit.rules.payouts.payout_for`)."""
+    revenue per conversion; the mix of its countries' (:mod:`toolkit.rules.geo_mix`)."""
     within: tuple[str, ...] = ("campaign_id", "level")
     if rule.level == CAMPAIGN:
         rows = sums[sums["level"] == rule.of]
@@ -290,7 +291,7 @@ def evidence_of(
     else:
         rows = sums[sums["level"] == rule.level]
     rows = rows.reset_index(drop=True)
-    pay = payout_for(rows, payouts, rule.payout)
+    pay = payouts_of(rows, payouts, rule.payout)
     ev = evidence_frame(rows, pay, within=within, summed=True)
     if "impressions" not in ev:
         ev["impressions"] = 0.0
@@ -317,6 +318,7 @@ def window_evidence(
             sums = effective(stats, sums, end, rule.delay)
         if rule.level not in (CAMPAIGN, COUNTRY):  # items as the statistics name them
             sums = with_spread(stats, sums, since, until)
+            sums = with_mix(stats, sums, since, until, payouts, rule)  # per-GEO payouts
         return evidence_of(sums, rule, payouts)
 
     if payouts is not None:
@@ -346,10 +348,12 @@ def _scoped(ev: pd.DataFrame, rule: Rule, formats: Mapping[int, str] | None) -> 
 def _why(rows: pd.DataFrame, rule: Rule) -> list[str]:
     names = list(dict.fromkeys([*(c.metric for c in rule.when), *SHOWN]))
     columns = [rows[m].to_numpy(dtype=float) for m in names]
-    return [
+    words = [
         ", ".join(f"{m} {_shown(m, v)}" for m, v in zip(names, values, strict=True))
         for values in zip(*columns, strict=True)
     ]
+    mix = rows["payout_mix"].fillna("") if "payout_mix" in rows else [""] * len(rows)
+    return [f"{w}, {x}" if x else w for w, x in zip(words, mix, strict=True)]
 
 
 def _shown(metric: str, value: float) -> str:

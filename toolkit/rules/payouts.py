@@ -4,7 +4,9 @@ rate of statistical rules.
 A campaign that has not converted in a rule's window has no revenue per conversion to read,
 so its break-even rate is unknown. A payouts table says it: a CSV or XLSX file (or a frame)
 with the columns ``campaign_id``, ``country`` (blank: every country of the campaign) and
-``payout`` (USD per conversion); a per-GEO offer gives a row per country.
+``payout`` (USD per conversion); a per-GEO offer gives a row per country. A source or subId
+whose statistics say where its clicks went (a ``country`` column) takes the click-weighted mix
+of its countries' payouts instead (:mod:`toolkit.rules.geo_mix`).
 
 .. code-block:: text
 

@@ -1,0 +1,129 @@
+"""match_cost_saved reads the steps of rule sets on an item's own numbers off one replay
+without stops: the same stops, in the same order, the same cost saved to the last digit as a
+backtest per step, and the same parameter found; other rule sets are backtested per step."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkit.rules import backtest, load_rules, match_cost_saved
+from toolkit.rules.backtest import replayed_days
+from toolkit.rules.matching import Looks, own_stops
+
+_PATH = Path(__file__).resolve().parent / "benchmarks" / "truth_gen.py"
+_spec = importlib.util.spec_from_file_location("truth_gen", _PATH)
+assert _spec is not None and _spec.loader is not None
+truth_gen = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("truth_gen", truth_gen)
+_spec.loader.exec_module(truth_gen)
+
+ITEM = ["campaign_id", "level", "key"]
+
+
+@pytest.fixture(scope="module")
+def gen() -> Any:
+    """7 days of low-traffic subIds of two campaigns, with their truth (drawn by our own
+    generator, not the sandbox's)."""
+    drawn = truth_gen.generate("low_items", seed=3, days=7)
+    two = sorted(drawn.stats["campaign_id"].unique())[:2]
+    stats = drawn.stats[drawn.stats["campaign_id"].isin(two)].reset_index(drop=True)
+    return stats, drawn.truth[drawn.truth["campaign_id"].isin(two)]
+
+
+def two_levels(x: float, when: str = "cost > {x} and conversions = 0") -> dict[str, Any]:
+    """A stop per level on ``when`` at ``x`` (the subIds' campaigns as sources too)."""
+    return {
+        "window": 7,
+        "rules": [
+            {"name": f"{level}s", "level": level, "when": when.format(x=x), "action": "blacklist"}
+            for level in ("subid", "source")
+        ],
+    }
+
+
+def with_sources(stats):
+    """The statistics with each subId's rows again at the source level (source = its campaign
+    and the subId's first letter), so two levels stop items from one replay."""
+    import pandas as pd
+
+    sources = stats.assign(level="source", key=stats["key"].str[:1])
+    return pd.concat([stats, sources], ignore_index=True)
+
+
+@pytest.mark.parametrize(
+    ("when", "xs", "options"),
+    [
+        ("cost > {x} and conversions = 0", (0.5, 4.0), {}),
+        ("cost > {x} and roi < -50", (2.0,), {"delay": [0.5, 0.8, 1.0]}),
+        ("clicks >= {x} and cpa > 3", (30,), {"start": "2026-03-25"}),
+    ],
+)
+def test_the_steps_read_off_one_replay_are_the_backtests(gen, when, xs, options):
+    stats = with_sources(gen[0])
+    read = {k: options.get(k) for k in ("start", "end")}
+    daily, days, _, known = replayed_days(
+        stats, read["start"], None, None, {}, **{k: v for k, v in options.items() if k == "delay"}
+    )
+    looks = Looks(daily, days, known=known)
+    for x in xs:
+        rules = load_rules(two_levels(x, when))
+        assert own_stops(rules)
+        full = backtest(rules, stats, **options)
+        fast = looks.decisions(rules)
+        assert len(full.decisions) > 0, (when, x)
+        # the same first decisions, in the same order, on the same days
+        cols = ["rule", *ITEM, "day", "action"]
+        assert (
+            fast[cols].astype(str).values.tolist()
+            == full.decisions[cols].astype(str).values.tolist()
+        )
+        assert looks.cost_saved(rules) == full.summary["cost_saved"].iloc[0], (when, x)
+
+
+def _bisected(make, target, stats, low, high, steps, **options):
+    """The bisection with a backtest per step (what match_cost_saved answers)."""
+    best = None
+    for _ in range(steps):
+        mid = (low + high) / 2.0
+        saved = float(backtest(make(mid), stats, **options).summary["cost_saved"].iloc[0])
+        if best is None or abs(saved - target) < best[0]:
+            best = (abs(saved - target), mid)
+        low, high = (mid, high) if saved > target else (low, mid)
+    return best[1]
+
+
+def test_match_cost_saved_finds_the_parameter_of_a_backtest_per_step(gen):
+    stats = with_sources(gen[0])
+    target = float(backtest(two_levels(3.0), stats).summary["cost_saved"].iloc[0]) * 0.9
+    x, result = match_cost_saved(two_levels, target, stats, 0.0, 16.0, steps=4, truth=gen[1])
+    assert x == _bisected(two_levels, target, stats, 0.0, 16.0, 4)
+    # its backtest is the whole one of that parameter, judged against the truth
+    whole = backtest(two_levels(x), stats, truth=gen[1])
+    assert result.summary.equals(whole.summary)
+    assert result.decisions.equals(whole.decisions)
+
+
+def test_rule_sets_that_read_other_items_or_limit_are_not_read_off_the_replay():
+    def rules(**extra: Any) -> list[Any]:
+        return load_rules([{"level": "subid", "when": "cost > 1", "action": "blacklist", **extra}])
+
+    assert own_stops(rules())
+    assert not own_stops(rules(when="p_loss >= 0.9"))  # the prior reads the campaign's others
+    assert not own_stops(rules(limit=3))  # a per-campaign limit counts the others
+    assert not own_stops(rules(rank="p_loss"))
+    assert not own_stops(rules(action="bid", bid=0.01))  # not a stop
+    assert not own_stops(rules(level="campaign", action="pause"))
+    two = load_rules(
+        [{"level": "subid", "when": w, "action": "blacklist"} for w in ("cost > 1", "clicks > 5")]
+    )
+    assert not own_stops(two)  # two stops at one level: the second sees the first's cut
+
+
+def test_an_unknown_option_is_refused_before_any_replay():
+    with pytest.raises(TypeError, match="unknown option.s. tuth"):
+        match_cost_saved(two_levels, 1.0, "no such file.csv", 0.0, 1.0, tuth=None)
