@@ -154,17 +154,25 @@ def looks_like_sql(con: Any, source: str, header: str) -> str | None:
 
 
 def mapped_sql(
-    con: Any, source: str, header: str, cmap: dict[str, str], where: str | None = None
+    con: Any,
+    source: str,
+    header: str,
+    cmap: dict[str, str],
+    where: str | None = None,
+    check: bool = True,
 ) -> str:
     """Register the map as the table ``__cmap`` and return the SQL of the column's network
-    id; raises :class:`StatsError` naming the lines whose tracker id the map lacks."""
+    id; raises :class:`StatsError` naming the lines whose tracker id the map lacks (unless
+    ``check`` is false: a file whose ids were found in the map already)."""
     import pandas as pd
 
     frame = pd.DataFrame({"tracker": list(cmap), "network": list(cmap.values())}, dtype=str)
     con.register("__cmap_frame", frame)
-    con.execute("CREATE TEMP TABLE __cmap AS SELECT * FROM __cmap_frame")
+    con.execute("CREATE OR REPLACE TEMP TABLE __cmap AS SELECT * FROM __cmap_frame")
     con.unregister("__cmap_frame")
     cell = _cell(header)
+    if not check:
+        return f"(SELECT network FROM __cmap WHERE tracker = {cell})"
     rows = con.execute(
         f"SELECT __line + 1, {cell} FROM {source} WHERE COALESCE({cell}, '') <> '' "
         f"AND {cell} NOT IN (SELECT tracker FROM __cmap) ORDER BY __line LIMIT 10000"

@@ -16,13 +16,14 @@ from typing import Any
 import pandas as pd
 
 from ..errors import StatsError, StatsProblem
-from . import values, values_sql
+from . import checked, values, values_sql
 from .campaigns import CampaignMap, load_map
 from .engine import connect
 from .files import as_utf8, csv_form, file_kind, header, refuse, unique
+from .layouts import resolve
 from .read import LEVEL_NAMES, read_stats
 from .schema import COUNTS, LEVELS, METRICS, stats_frame
-from .shape import announce, prepare_view
+from .shape import announce, prepare_view, totals_reason
 
 #: The columns ``by`` may name.
 GROUPS = ("date", "campaign_id", "level", "key")
@@ -70,8 +71,8 @@ def aggregate(
         sums = _pandas_sums(frame, by, since, until)
         sums.attrs["skipped"] = frame.attrs["skipped"]  # read_stats warned of them
         return sums
-    with _opened(path, columns, layout, campaign_map) as (con, mapping, skipped):
-        _check(con, mapping, str(path), date_format, decimal)
+    read = (columns, layout, campaign_map, date_format, decimal)
+    with _opened(path, *read) as (con, mapping, skipped, _last):
         sums = con.execute(_query(mapping, by, since, until)).df()
     return announce(_typed(sums, by), skipped, str(path))
 
@@ -114,9 +115,9 @@ def window_sums(
         last = _day(frame["date"].max())
         windows = _windows(days, _day(as_of) or last, _day(as_of))
         return last, {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
-    with _opened(path, columns, layout, campaign_map) as (con, mapping, skipped):
+    read = (columns, layout, campaign_map, date_format, decimal)
+    with _opened(path, *read) as (con, mapping, skipped, last):
         announce(pd.DataFrame(), skipped, str(path))
-        last = _check(con, mapping, str(path), date_format, decimal)
         windows = _windows(days, _day(as_of) or last, _day(as_of))
         wide = con.execute(_windows_query(mapping, windows)).df()
     out = {}
@@ -155,24 +156,103 @@ def _opened(
     columns: Mapping[str, str] | None,
     layout: str | None,
     campaign_map: CampaignMap | None = None,
-) -> Iterator[tuple[Any, dict[str, str], list[tuple[int, str]]]]:
-    """A DuckDB connection with the view ``raw`` over the file (totals rows emptied, a
-    grouped report flattened, campaign ids mapped), the column mapping and the totals rows
-    left out. A CSV that is not UTF-8 is read from a UTF-8 copy, removed on exit."""
+    date_format: str | None = None,
+    decimal: str | None = None,
+) -> Iterator[tuple[Any, dict[str, str], list[tuple[int, str]], dt.date | None]]:
+    """A DuckDB connection with the views ``raw`` over the file (totals rows emptied, a
+    grouped report flattened, campaign ids mapped) and ``vals`` of its values, every value
+    checked (:func:`_check`); the column mapping, the totals rows left out and the last day.
+    A file this process checked already with the same options is not checked again
+    (:mod:`toolkit.stats.checked`). A CSV that is not UTF-8 is read from a UTF-8 copy,
+    removed on exit."""
     cmap = load_map(campaign_map)
+    read = (columns, layout, cmap)
+    options = {"columns": columns, "layout": layout, "map": cmap}
+    key = checked.file_key(path, {**options, "date_format": date_format, "decimal": decimal})
+    seen = checked.known(key)
     with connect() as con, ExitStack() as stack:
-        source, headers = _source(path, path.suffix.lower(), stack)
         try:
-            con.execute(
-                f"CREATE TEMP VIEW src AS SELECT *, row_number() OVER () AS __line FROM {source}"
-            )
-            mapping, skipped = prepare_view(con, headers, columns, layout, cmap, str(path))
-            yield con, mapping, skipped
+            if seen is None:
+                seen = _checked_file(con, path, read, date_format, decimal, stack)
+                checked.remember(key, seen)
+            else:
+                _summed_views(con, path, read, seen, stack)
+            yield con, seen.mapping, seen.skipped, seen.last
         except Exception as exc:
             if type(exc).__name__ not in ("InvalidInputException", "IOException"):
                 raise
             # the file's fault (DuckDB's reader), not a bug
             raise refuse(path, f"cannot be read as {_kind(path)}: {_reason(exc)}") from None
+
+
+Read = tuple[Mapping[str, str] | None, str | None, dict[str, str] | None]
+
+
+def _views(
+    con: Any, path: Path, stack: ExitStack, types: Mapping[str, str] | None = None
+) -> list[str]:
+    """Create the view ``src`` over the file (``types``: CSV columns read as those DuckDB
+    types, not as text); its header."""
+    source, headers = _source(path, path.suffix.lower(), stack, types)
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW src AS SELECT *, row_number() OVER () AS __line FROM {source}"
+    )
+    return headers
+
+
+def _checked_file(
+    con: Any,
+    path: Path,
+    read: Read,
+    date_format: str | None,
+    decimal: str | None,
+    stack: ExitStack,
+) -> checked.Checked:
+    """Create the views of the file (:func:`toolkit.stats.shape.prepare_view`, ``vals``)
+    and check every value (:func:`_check`): what was found. The totals rows are counted in
+    the checking scan; only a file that has some is scanned for them, and checked again.
+    A CSV whose columns the check found plain as written is then read typed for its sums
+    (:func:`_summed_views`)."""
+    where = str(path)
+    headers = _views(con, path, stack)
+    mapping, skipped = prepare_view(con, headers, *read, where, None, True)
+    counted = None if skipped is not None else totals_reason(con, mapping)
+    found = _check(con, mapping, where, date_format, decimal, counted)
+    if found is None:  # it has totals rows: leave them out, and check again
+        mapping, skipped = prepare_view(con, headers, *read, where)
+        found = _check(con, mapping, where, date_format, decimal)
+    last, rules, typable = found
+    if {"group_level", "group_name"} <= set(resolve(headers, *read[:2])[1]):
+        typable = {}  # a grouped report's rows are rebuilt: read as text
+    if read[2] is not None:  # the ids looked at were the map's, not the file's
+        typable.pop(mapping["campaign_id"], None)
+    seen = checked.Checked(mapping, skipped or [], rules, last, typable)
+    if _typed_columns(seen, path):
+        _summed_views(con, path, read, seen, stack)
+    return seen
+
+
+def _typed_columns(seen: checked.Checked, path: Path) -> dict[str, str]:
+    """The columns of a checked CSV that are read typed for its sums: those the check found
+    plain as written (``seen.typable``), unless totals rows were left out (their cells are
+    not numbers: the file is read as text)."""
+    if seen.skipped or file_kind(path) != "csv":
+        return {}
+    return dict(seen.typable)
+
+
+def _summed_views(
+    con: Any, path: Path, read: Read, seen: checked.Checked, stack: ExitStack
+) -> None:
+    """Create the views of a file that passed its checks (``seen``), to be summed: the
+    columns it holds plain as written read typed by DuckDB's CSV reader, the others
+    converted by the rules the check decided; nothing is checked again."""
+    headers = _views(con, path, stack, _typed_columns(seen, path))
+    prepare_view(con, headers, *read, str(path), seen.skipped)
+    types = values_sql.column_types(con)
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW vals AS {_converted(seen.mapping, seen.rules, types)}"
+    )
 
 
 def _reason(exc: Exception) -> str:
@@ -186,9 +266,12 @@ def _kind(path: Path) -> str:
     return "Parquet" if path.suffix.lower() in (".parquet", ".pq") else "CSV"
 
 
-def _source(path: Path, suffix: str, stack: ExitStack) -> tuple[str, list[str]]:
+def _source(
+    path: Path, suffix: str, stack: ExitStack, types: Mapping[str, str] | None = None
+) -> tuple[str, list[str]]:
     """The SQL reading the file, and its header; a CSV that is not UTF-8 is copied as UTF-8
-    for as long as ``stack`` lasts."""
+    for as long as ``stack`` lasts. A CSV's columns are text, but those of ``types`` (header
+    -> DuckDB type: only columns whose every value is that type as written)."""
     kind = file_kind(path)
     quoted = str(path).replace("'", "''")
     if kind == "parquet":
@@ -207,7 +290,8 @@ def _source(path: Path, suffix: str, stack: ExitStack) -> tuple[str, list[str]]:
     quoted = str(utf8).replace("'", "''")
     delim = sep.replace("\t", "\\t")
     # the header as the file's first line has it (DuckDB's sniffer would take a wider row's)
-    names = ", ".join("'" + h.replace("'", "''") + "': 'VARCHAR'" for h in headers)
+    kinds = {h: (types or {}).get(h, "VARCHAR") for h in headers}
+    names = ", ".join("'" + h.replace("'", "''") + f"': '{kinds[h]}'" for h in headers)
     src = (
         f"read_csv('{quoted}', header=true, auto_detect=false, columns={{{names}}}, "
         f"delim='{delim}', quote='\"', escape='\"', null_padding=true)"
@@ -235,9 +319,15 @@ def _converted(mapping: dict[str, str], rules: values.Rules, types: dict[str, st
     text)."""
     h, sd = mapping["date"], '"__sd"'
     texts = [f"{values_sql.date_text(h)} AS {sd}"]
+    day = f'{values_sql.date(h, rules.date, sd)} AS "__t"'
+    if str(types.get(h)).upper() in ("DATE", "TIMESTAMP") and rules.date.order != "format":
+        # a date as DuckDB holds it is its own day: no text to read (nor a blank one)
+        q = values_sql.quoted(h)
+        texts = [f"CASE WHEN {q} IS NULL THEN '' END AS {sd}"]
+        day = f'CASE WHEN NOT {rules.date.refused} THEN CAST({q} AS TIMESTAMP) END AS "__t"'
     cid = mapping["campaign_id"]
     cols = [
-        f'{values_sql.date(h, rules.date, sd)} AS "__t"',
+        day,
         f'{values_sql.campaign_id(cid, types.get(cid, "VARCHAR"))} AS "__id"',
     ]
     for i, m in enumerate(METRICS):
@@ -287,10 +377,16 @@ def _check(
     where: str,
     date_format: str | None = None,
     decimal: str | None = None,
-) -> dt.date | None:
+    totals: str | None = None,
+) -> tuple[dt.date | None, values.Rules, dict[str, str]] | None:
     """Decide the file's value rules (:mod:`toolkit.stats.values`), create the view
     ``vals`` of the converted values, and raise :class:`StatsError` with the file's
-    problems and the lines of the bad values; else return the last day.
+    problems and the lines of the bad values; else return the last day, the rules and the
+    columns whose values are all plain as written (:func:`toolkit.stats.values_sql.typable`:
+    header -> type; none when the rules are not those of a plain file).
+    ``totals``: SQL of a row's totals reason (:func:`toolkit.stats.shape.totals_reason`),
+    when the totals rows are not left out yet: the first scan counts them too, and ``None``
+    is returned when there are some (nothing is judged on those rows).
 
     One scan finds the values' shapes and checks every value by the rules of a file of plain
     values (:func:`toolkit.stats.values_sql.plain_rules`); only when the shapes decide other
@@ -301,13 +397,22 @@ def _check(
     plain = values_sql.plain_rules(mapping["date"], numeric, types, date_format)
     dated = date_format is None  # else the format decides, not the dates' shapes
     shape_sql = values_sql.shape_sql("vals", '"__sd"' if dated else None, numeric, types)
-    row = _scan(con, mapping, plain, types, *shape_sql)
+    date_header = mapping["date"] if dated else None
+    typed = values_sql.typable(date_header, mapping["campaign_id"], numeric, types)
+    counts = [f"count(*) FILTER (WHERE ({totals}) IS NOT NULL)"] if totals else []
+    aggs = shape_sql[1] + [agg for _, _, agg in typed] + counts
+    row = _scan(con, mapping, plain, types, shape_sql[0], aggs)
+    if counts and row[-1]:
+        return None
+    flags = row[2 + len(shape_sql[1]) :]
+    typable = {h: kind for (h, kind, _), ok in zip(typed, flags, strict=False) if ok}
     dates, shapes = values_sql.read_shapes(row[2:], dated, numeric, types)
+    values_sql.all_currencies(con, shape_sql[0], numeric, types, shapes)
     rules = values.decide(mapping["date"], dates, shapes, date_format=date_format, decimal=decimal)
     if (rules.date, rules.numbers) != (plain.date, plain.numbers):
-        row = _scan(con, mapping, rules, types, "vals", [])
+        row, typable = _scan(con, mapping, rules, types, "vals", []), {}
     if not row[0] and not rules.problems:
-        return _day(row[1])
+        return _day(row[1]), rules, typable
     lines = _bad_lines(con, mapping, _checks(mapping, rules)) if row[0] else []
     raise StatsError(rules.problems + lines, where)
 
@@ -395,7 +500,7 @@ def _query(mapping: dict[str, str], by: list[str], since: Any, until: Any) -> st
     return (
         f"SELECT {group}{', ' if by else ''}{sums} FROM ({_rows(mapping)}) "
         f"{'WHERE ' + ' AND '.join(where) if where else ''} "
-        f"{'GROUP BY ' + group + ' ORDER BY ' + group if by else ''}"
+        f"{'GROUP BY ' + group if by else ''}"
     )
 
 

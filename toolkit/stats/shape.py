@@ -184,10 +184,17 @@ def prepare_view(
     layout: str | None,
     cmap: dict[str, str] | None,
     where: str | None,
-) -> tuple[dict[str, str], Skipped]:
+    known: Skipped | None = None,
+    defer: bool = False,
+) -> tuple[dict[str, str], Skipped | None]:
     """Over the view ``src`` (the file with its row number ``__line``), create the view
     ``raw`` ready for the values to be checked and summed; return the columns' mapping and
-    the totals rows left out, as :func:`prepare_frame` does for a DataFrame."""
+    the totals rows left out, as :func:`prepare_frame` does for a DataFrame. ``known``: the
+    totals rows of a file checked already (:mod:`toolkit.stats.checked`): they are not
+    looked for again, nor are its campaign ids. ``defer``: where a scan of the caller can
+    count the totals rows (:func:`totals_reason`; a flat file without a campaign map), none
+    is looked for and ``None`` is returned for them: the caller counts them in its own scan,
+    and calls this again without ``defer`` when there are some."""
     headers = list(headers)
     layout, mapping = resolve(headers, columns, layout)
     source, skipped = "src", []
@@ -205,27 +212,35 @@ def prepare_view(
     if not group:
         typed = _typed_columns(con, source)
         reason = totals.totals_sql(*_roles(mapping), typed)
-        skipped = _blank_view(con, "kept", source, headers, reason)
+        deferred = defer and known is None and cmap is None
+        skipped = _blank_view(con, "kept", source, headers, reason, [] if deferred else known)
+        skipped = None if deferred else skipped
         source = "kept"
     cells = {h: _q(h) for h in headers}
     found = _campaign(mapping)
     if found is not None:
         h, tracker = found
-        if cmap is None:
+        if cmap is None and known is None:
             what = campaigns.looks_like_sql(con, source, h)
             if what:
                 raise _refuse(where, h, campaigns.foreign(what))
             if tracker:
                 raise _refuse(where, h, campaigns.own(layout, h))
-        else:
-            cells[h] = campaigns.mapped_sql(con, source, h, cmap, where)
+        elif cmap is not None:
+            cells[h] = campaigns.mapped_sql(con, source, h, cmap, where, known is None)
             mapping = {n: c for n, c in mapping.items() if n != "tracker_campaign"}
             mapping["campaign_id"] = h
     select = ", ".join(f"{sql} AS {_q(h)}" for h, sql in cells.items())
     joined = cmap is not None and found is not None  # a join may reorder: lines stay lines
     order = " ORDER BY __line" if joined else ""
-    con.execute(f"CREATE TEMP VIEW raw AS SELECT {select} FROM {source}{order}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW raw AS SELECT {select} FROM {source}{order}")
     return mapping, skipped
+
+
+def totals_reason(con: Any, mapping: dict[str, str]) -> str:
+    """SQL of a row's totals reason (NULL: not a totals row) over the columns of the view
+    ``raw`` of a flat file without a campaign map (:func:`prepare_view` with ``defer``)."""
+    return totals.totals_sql(*_roles(mapping), _typed_columns(con, "src"))
 
 
 def _typed_columns(con: Any, source: str) -> set[str]:
@@ -240,27 +255,35 @@ def _typed_columns(con: Any, source: str) -> set[str]:
     }
 
 
-def _blank_view(con: Any, name: str, source: str, headers: list[str], reason: str) -> Skipped:
+def _blank_view(
+    con: Any, name: str, source: str, headers: list[str], reason: str, known: Skipped | None = None
+) -> Skipped:
     """Create the view ``name``: ``source`` with the rows whose ``reason`` is not NULL
     emptied (by their line: the reason is found in one scan, not in every later one);
-    return their ``(line, reason)``."""
-    # without the line numbers the scan runs in parallel, and most files have no such row
-    found = con.execute(f"SELECT count(*) FROM {source} WHERE ({reason}) IS NOT NULL").fetchone()
-    rows = (
-        con.execute(
-            f"SELECT __line, r FROM (SELECT __line, {reason} AS r FROM {source}) "
-            "WHERE r IS NOT NULL ORDER BY __line LIMIT 10000"
-        ).fetchall()
-        if found[0]
-        else []
-    )
+    return their ``(line, reason)``. ``known``: those found by an earlier read."""
+    if known is not None:
+        rows = [(line - 1, reason) for line, reason in known]
+    else:
+        rows = _reasons(con, source, reason)
     cols = ", ".join(_q(h) for h in headers)
     if rows:
         lines = ", ".join(str(int(n)) for n, _ in rows)
         skip = f"__line IN ({lines})"
         cols = ", ".join(f"CASE WHEN NOT ({skip}) THEN {_q(h)} END AS {_q(h)}" for h in headers)
-    con.execute(f"CREATE TEMP VIEW {name} AS SELECT __line, {cols} FROM {source}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT __line, {cols} FROM {source}")
     return [(int(n) + 1, str(r)) for n, r in rows]
+
+
+def _reasons(con: Any, source: str, reason: str) -> list[tuple[int, str]]:
+    """The ``(__line, reason)`` of the rows of ``source`` whose ``reason`` is not NULL."""
+    # without the line numbers the scan runs in parallel, and most files have no such row
+    found = con.execute(f"SELECT count(*) FROM {source} WHERE ({reason}) IS NOT NULL").fetchone()
+    if not found[0]:
+        return []
+    return con.execute(
+        f"SELECT __line, r FROM (SELECT __line, {reason} AS r FROM {source}) "
+        "WHERE r IS NOT NULL ORDER BY __line LIMIT 10000"
+    ).fetchall()
 
 
 def _flat_view(
@@ -283,4 +306,4 @@ def _flat_view(
     return "flat", flat
 
 
-__all__ = ["announce", "missing_columns", "prepare_frame", "prepare_view"]
+__all__ = ["announce", "missing_columns", "prepare_frame", "prepare_view", "totals_reason"]

@@ -131,13 +131,15 @@ def shape_sql(
         texts.append(f"{number_text(h)} AS {t}")
         classes.append(f"{number_class(x, t)} AS {c}")
         example = f"COALESCE({t}, {x})"
+        cur = f"CASE WHEN length({c}) > 1 AND {c} NOT LIKE 'b%' THEN substr({c}, 2) END"
         aggs += [
             f"min(CASE WHEN {c} = 'p' OR {c} LIKE 'd%' THEN {example} END)",
             f"min(CASE WHEN {c} LIKE 'c%' THEN {t} END)",
             f"min(CASE WHEN {c} = 'q' OR {c} LIKE 'a%' THEN {example} END)",
-            # the currencies seen (a histogram skips NULLs; DISTINCT would plan a slower scan)
-            f"map_keys(histogram(CASE WHEN length({c}) > 1 AND {c} NOT LIKE 'b%' "
-            f"THEN substr({c}, 2) END))",
+            # the lowest and highest currency seen (a histogram or DISTINCT would keep the
+            # rows to group them; :func:`all_currencies` lists them when they differ)
+            f"min({cur})",
+            f"max({cur})",
             f"COALESCE(bool_and({c} IN ('e', 'i', 'p', 'q')), TRUE)",
         ]
     relation = f"(SELECT *, {', '.join(texts)} FROM {source})" if texts else source
@@ -156,15 +158,65 @@ def read_shapes(
     """The shapes from the row of :func:`shape_sql`'s aggregates (``dated``: it was given a
     date header)."""
     dates = v.DateShapes(*row[:3]) if dated else None
-    at = {h: 3 * dated + 5 * i for i, h in enumerate(_texts(numeric, types))}
+    at = {h: 3 * dated + 6 * i for i, h in enumerate(_texts(numeric, types))}
     out: dict[str, tuple[str, v.NumberShapes]] = {}
     for h, name in numeric.items():
         if h not in at:
             out[h] = (name, v.NumberShapes(typed=True))
             continue
-        dot, comma, amb, curs, plain = row[at[h] : at[h] + 5]
-        out[h] = (name, v.NumberShapes(dot, comma, amb, tuple(sorted(curs or ())), bool(plain)))
+        dot, comma, amb, low, high, plain = row[at[h] : at[h] + 6]
+        curs = tuple(sorted({low, high} - {None}))
+        out[h] = (name, v.NumberShapes(dot, comma, amb, curs, bool(plain)))
     return dates, out
+
+
+def all_currencies(
+    con: Any,
+    relation: str,
+    numeric: Mapping[str, str],
+    types: Mapping[str, str],
+    shapes: dict[str, tuple[str, v.NumberShapes]],
+) -> None:
+    """Every currency of the columns of ``shapes`` (from :func:`read_shapes`) in which the
+    scan saw two (its lowest and highest), put in ``shapes``: one scan more, only for a file
+    that mixes currencies (``relation``: :func:`shape_sql`'s, over the view ``vals``)."""
+    for i, h in enumerate(_texts(numeric, types)):
+        name, s = shapes[h]
+        if len(s.currencies) < 2:
+            continue
+        c = f"__c{i}"
+        rows = con.execute(
+            f"SELECT DISTINCT substr({c}, 2) FROM {relation} "
+            f"WHERE length({c}) > 1 AND {c} NOT LIKE 'b%'"
+        ).fetchall()
+        curs = tuple(sorted(str(r[0]) for r in rows))
+        shapes[h] = (name, v.NumberShapes(s.dot, s.comma, s.ambiguous, curs, s.plain, s.typed))
+
+
+def typable(
+    date_header: str | None, id_header: str, numeric: Mapping[str, str], types: Mapping[str, str]
+) -> list[tuple[str, str, str]]:
+    """``(header, DuckDB type, aggregate)`` of the text columns that DuckDB's CSV reader
+    could read typed: the aggregate, over :func:`shape_sql`'s relation, is true when every
+    value of the column is that type as written (or missing): the date column
+    (``date_header``, None: not this way) all ``yyyy-mm-dd`` (:data:`PLAIN_DAY`), the
+    campaign ids all :data:`PLAIN_ID`, a numeric column all :data:`PLAIN` (its
+    :func:`number_text` NULL). Such values read typed are the numbers their text is."""
+    out = []
+    if date_header is not None and not _typed_type(types.get(date_header)):
+        out.append((date_header, "DATE", 'COALESCE(bool_and("__sd" IS NULL), FALSE)'))
+    if not _typed_type(types.get(id_header)):
+        x = cell(id_header)
+        out.append(
+            (id_header, "BIGINT", f"COALESCE(bool_and({x} IS NULL OR {_m(x, PLAIN_ID)}), FALSE)")
+        )
+    for i, h in enumerate(_texts(numeric, types)):
+        out.append((h, "DOUBLE", f"COALESCE(bool_and(__n{i} IS NULL), FALSE)"))
+    return out
+
+
+def _typed_type(kind: str | None) -> bool:
+    return kind is not None and kind.upper() != "VARCHAR"
 
 
 def plain_rules(
@@ -287,6 +339,7 @@ __all__ = [
     "PLAIN",
     "PLAIN_DAY",
     "PLAIN_ID",
+    "all_currencies",
     "bad_number",
     "campaign_id",
     "cell",
@@ -304,4 +357,5 @@ __all__ = [
     "shape_sql",
     "stripped",
     "text",
+    "typable",
 ]
