@@ -271,3 +271,29 @@ def test_corrupt_action_workbook_is_refused_before_anything_is_sent(
     with pytest.raises(WorkbookError):
         plan_file(client, truncated)
     assert api_requests(sandbox) == before
+
+
+def test_formulas_and_merges_are_found_in_the_pass_that_checks_the_sheet(
+    exported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolkit.bulk.workbook import cells
+
+    scans: list[str] = []
+    scan = cells.formulas_and_merges
+    monkeypatch.setattr(cells, "formulas_and_merges", lambda *a: scans.append(a[1]) or scan(*a))
+
+    def both(book: openpyxl.Workbook) -> None:
+        _formula(book)
+        _merge(book)
+
+    with pytest.raises(WorkbookError) as info:
+        read_workbook(_edit(both)(exported, tmp_path / "both.xlsx"))
+    found = {(p.sheet, p.row, p.column, p.message) for p in info.value.problems}
+    assert ("countries", 5, "bid", f"cell {BID}5 holds a formula; enter a value instead") in found
+    assert (
+        "countries",
+        5,
+        "campaign_id",
+        "cells A5:C5 are merged; unmerge them and fill in each cell",
+    ) in found
+    assert scans == []  # found while the sheet's cells were checked: no second pass

@@ -120,3 +120,49 @@ def test_a_workbook_without_digests_reads_and_plans_as_with_them(
     plan_new, plan_old = make_plan(client, new), make_plan(client, old)
     assert len(plan_new) > 0
     pd.testing.assert_frame_equal(plan_new.to_frame(), plan_old.to_frame())
+
+
+@pytest.fixture
+def checked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tables whose rows go through the checks of an edited sheet (appended as they do)."""
+    from toolkit.bulk.workbook import book
+
+    tables: list[str] = []
+    check = book.check_sheet
+
+    def spy(table: str, *args: Any, **kwargs: Any) -> Any:
+        tables.append(table)
+        return check(table, *args, **kwargs)
+
+    monkeypatch.setattr(book, "check_sheet", spy)
+    return tables
+
+
+def test_only_the_changed_tables_are_checked(
+    exported: Path, tmp_path: Path, checked: list[str]
+) -> None:
+    path = edit(exported, tmp_path / "edited.xlsx", {("countries", f"{BID}2"): 0.77})
+    tables = read_workbook(path)
+    assert checked == ["countries"]
+    for name in set(TABLES) - {"countries"}:  # as exported, each its own frame
+        pd.testing.assert_frame_equal(tables.desired[name], tables.base[name], check_exact=True)
+        assert tables.desired[name] is not tables.base[name]
+    assert tables.desired["countries"]["bid"].iloc[0] == 0.77
+
+
+def test_a_bad_cell_in_a_table_otherwise_as_exported_is_found(
+    exported: Path, tmp_path: Path, checked: list[str]
+) -> None:
+    lists = read_workbook(exported).desired["lists"]
+    row = int(lists.index[lists["list"].astype(str).str.startswith("source")][0]) + 2
+    with pytest.raises(WorkbookError) as err:
+        read_workbook(edit(exported, tmp_path / "bad.xlsx", {("lists", f"C{row}"): "abc"}))
+    assert "lists" in checked
+    [problem] = err.value.problems
+    assert (problem.sheet, problem.row, problem.column, problem.value) == (
+        "lists",
+        row,
+        "item",
+        "abc",
+    )
+    assert problem.message.startswith("not a source id")

@@ -6,7 +6,8 @@ Only the form that Excel, LibreOffice, openpyxl and the toolkit write is taken: 
 ``name="value"`` after one space each, with no entity, apostrophe, tab or line break, and a
 shared-string cell's value follows its tag (``<c r="B2" t="s"><v>7</v>``). The tags of a
 block differ only by reference, mostly: what follows the references is read once per kind.
-Anything else returns None, and the caller reads the sheet with an XML parser instead.
+Anything else (a comment, CDATA, a declaration or an instruction, too) returns None, and the
+caller reads the sheet with an XML parser instead.
 
 >>> e = fast_entries(b'<row r="2"><c r="B2" t="s"><v>7</v></c></row>', Names(b"", 0))
 >>> e.is_row.tolist(), e.col.tolist(), e.row.tolist(), e.ss_value.tolist(), e.ref(1)
@@ -41,6 +42,8 @@ def _table(*codes: int) -> np.ndarray:
 #: Bytes that end a tag's name (space, TAB, LF, CR, / and >).
 _DELIM = _table(32, 9, 10, 13, 47, 62)
 _POW10 = 10 ** np.arange(WIDTH, dtype=np.int64)
+#: ``!`` and ``?`` after ``<``: markup other than elements, which only the XML parser reads.
+_MARKUP = np.frombuffer(b"!?", np.uint8)
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,8 @@ def fast_entries(region: bytes, names: Names, n: int | None = None) -> Entries |
         region = region[:n] + PAD
     a = np.frombuffer(region, np.uint8)
     lt = np.flatnonzero(a[:n] == 60)
+    if np.isin(a[lt + 1], _MARKUP).any():  # a comment, CDATA, a declaration, an instruction
+        return None
     gt = np.flatnonzero(a[:n] == 62)
     rows, cells = _tags(a, lt, gt, names.row), _tags(a, lt, gt, names.cell)
     if rows is None or cells is None:

@@ -80,15 +80,19 @@ class SheetGuard:
             self._parts = sheet_parts(archive)
             self._infos = {i.filename.lower(): i for i in archive.infolist()}
 
-    def check(self, sheet: str) -> None:
-        """Raise unless the sheet named ``sheet`` passes (see the module's docstring)."""
+    def check(self, sheet: str, tap: Callable[[bytes], None] | None = None) -> None:
+        """Raise unless the sheet named ``sheet`` passes (see the module's docstring).
+        ``tap``, when given, is called with each chunk of the sheet's XML as the checks read
+        it, then with ``b""`` once the last was read (never when the checks stop early, nor
+        when the sheet was checked before): what else a reader looks for in the XML is found
+        in the same pass."""
         if sheet in self._checked:
             return
         part = self._parts.get(sheet)
         info = self._infos.get(part.lower()) if part is not None else None
         if info is None:
             self._refuse(_problem(sheet, None, "", "its part is missing from the archive"))
-        problem = problem_of(part_chunks(self.path, info), sheet, self._count)
+        problem = problem_of(_Part(self.path, info, tap), sheet, self._count)
         if problem is not None:
             self._refuse(problem)
         self._checked.add(sheet)
@@ -117,6 +121,27 @@ class SheetGuard:
         return self._strings
 
 
+class _Part:
+    """The chunks of a sheet's part, unpacked afresh each time it is iterated; ``tap`` sees
+    those of the first time only."""
+
+    def __init__(
+        self, path: Path, info: zipfile.ZipInfo, tap: Callable[[bytes], None] | None
+    ) -> None:
+        self.path, self.info, self.tap = path, info, tap
+
+    def __iter__(self) -> Iterator[bytes]:
+        chunks, tap, self.tap = part_chunks(self.path, self.info), self.tap, None
+        return chunks if tap is None else _tapped(chunks, tap)
+
+
+def _tapped(chunks: Iterable[bytes], tap: Callable[[bytes], None]) -> Iterator[bytes]:
+    for chunk in chunks:
+        tap(chunk)
+        yield chunk
+    tap(b"")
+
+
 _SI_RE = re.compile(rb"<(?:[\w.-]+:)?si[\s/>]")
 
 
@@ -140,7 +165,9 @@ def problem_of(
     chunks: Iterable[bytes], sheet: str, strings: Callable[[], int]
 ) -> WorkbookProblem | None:
     """The first problem of the sheet whose XML comes as ``chunks``, or None. ``strings()``
-    counts the workbook's shared strings (asked only when a cell refers to one)."""
+    counts the workbook's shared strings (asked only when a cell refers to one). When the
+    fast reader gives up after the first chunk, expat reads ``chunks`` again from the start:
+    give a list, or an object whose iteration starts over, not a one-off iterator."""
     blocks = iter(chunks)
     first = next(blocks, b"")
     names = _names(first)
@@ -148,6 +175,9 @@ def problem_of(
         done, problem = _fast(first, blocks, names, sheet, strings)
         if done:
             return problem
+        if iter(chunks) is not chunks:  # not a one-off iterator: read from the start again
+            blocks = iter(chunks)
+            first = next(blocks, b"")
     return _slow(first, blocks, sheet, strings)
 
 
@@ -180,10 +210,10 @@ def _fast(
         last = pending is None
         data = b"".join((carry, pending or b"", PAD))  # zeros after: reads past stay inside
         size = len(data) - len(PAD)
-        if data.find(b"<!", 0, size) >= 0 or data.find(b"<?", 0, size) >= 0:
-            return False, None
         cut = size if last else names.last_start(data)
         if cut <= 0 and size > MAX_STRETCH:
+            if data.find(b"<!", 0, size) >= 0 or data.find(b"<?", 0, size) >= 0:
+                return False, None
             return True, _problem(
                 sheet,
                 None,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
@@ -40,7 +40,7 @@ from openpyxl.utils import get_column_letter
 from ... import spec
 from ...errors import WorkbookError, WorkbookProblem
 from ...frames.account import TABLES
-from ...frames.schemas import REF_SCHEMAS, SCHEMAS, frame
+from ...frames.schemas import SCHEMAS
 from ..relative_bids import BID_COLUMNS, BidCell, split_cells
 from . import layout
 from .bid_forms import excel_percentages, workbook_forms
@@ -48,14 +48,13 @@ from .cells import Book, CellProblem, columns_of, is_empty, to_column
 from .checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
 from .digest import DIGESTS_KEY, edited, parse_digests, shown, unchanged
 from .export import export_workbook
+from .hidden import read_meta, read_refs
 from .layout import (
     BASE_PREFIX,
     COLUMNS,
     EDITABLE,
     KEYS,
-    META_SHEET,
     READ_ONLY,
-    REFS_COLUMNS,
     REFS_SHEET,
     SHEETS,
     Sheet,
@@ -143,7 +142,7 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
     problems: list[WorkbookProblem] = []
     covered: set[tuple[str, int | None, str | None]] = set()
     with _gc_paused(), Book(path, engine) as book:
-        meta = _read_meta(book) if META_SHEET in book.names else {}
+        meta = read_meta(book)
         sheets = map_sheets(book.names, meta, book.header)
         problems += sheets.problems
         digests = parse_digests(meta.get(DIGESTS_KEY, ""))
@@ -151,15 +150,20 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
             [REFS_SHEET, *(s for t, p in sheets.bases.items() if t not in digests for s in p)]
             + [s for p in sheets.tables.values() for s in p]
         )
-        refs = _read_refs(book) if REFS_SHEET in book.names else {}
+        refs = read_refs(book)
         parsed, clean = _parse_tables(book, sheets, problems, covered)
-        base = _read_bases(book, sheets, parsed, clean, digests, problems, covered)
+        same = {
+            t: df
+            for t in sheets.bases
+            if t in clean and (df := unchanged(t, parsed[t].df, digests)) is not None
+        }
+        base = _read_bases(book, sheets, same, digests, problems, covered)
         ctx = Context(base=base, refs=refs)
         if "campaigns" in base:
             ctx.campaign_ids = frozenset(int(i) for i in base["campaigns"]["id"].dropna())
             ctx.formats = _formats_of(base["campaigns"])
         forms: list[BidCell] = []
-        desired = _read_tables(sheets, parsed, ctx, problems, forms)
+        desired = _read_tables(sheets, parsed, ctx, problems, forms, same)
     if problems:
         reported = [
             p
@@ -167,7 +171,9 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
             if _is_structural(p) or p.row is None or (p.sheet, p.row, p.column) not in covered
         ]
         raise WorkbookError(_sorted(reported), str(path))
-    desired = {t: shown(t, df) for t, df in desired.items()}
+    desired = {
+        t: same[t].copy(deep=False) if t in same else shown(t, df) for t, df in desired.items()
+    }
     missing = {t for t in TABLES if t not in desired}
     return WorkbookTables(
         desired, base, missing, Path(path), refs, meta, sheets.ignored, _sheet_names(sheets), forms
@@ -193,16 +199,16 @@ def _parse_tables(
 def _read_bases(
     book: Book,
     sheets: SheetMap,
-    parsed: dict[str, _Parsed],
-    clean: set[str],
+    same: dict[str, pd.DataFrame],
     digests: dict[str, str],
     problems: list[WorkbookProblem],
     covered: set[tuple[str, int | None, str | None]],
 ) -> dict[str, pd.DataFrame]:
-    """The exported state: a table sheet's rows when they have the digest of the export (its
-    ``_base_`` sheets are then not parsed), else its ``_base_`` sheets (:mod:`.digest`)."""
-    base = {t: unchanged(t, parsed[t].df, digests) for t in sheets.bases if t in clean}
-    unread = [t for t in sheets.bases if base.get(t) is None]
+    """The exported state: ``same``, the rows of the table sheets that have the digest of the
+    export (their ``_base_`` sheets are not parsed), and the ``_base_`` sheets of the others
+    (:mod:`.digest`)."""
+    base: dict[str, pd.DataFrame | None] = dict(same)
+    unread = [t for t in sheets.bases if t not in same]
     book.prefetch([s for t in unread for s in sheets.bases[t]])
     for table in unread:
         parts = sheets.bases[table]
@@ -220,12 +226,18 @@ def _read_tables(
     ctx: Context,
     problems: list[WorkbookProblem],
     forms: list[BidCell],
+    same: Mapping[str, pd.DataFrame],
 ) -> dict[str, pd.DataFrame]:
     """The edited tables, normalised and checked (their problems added to ``problems``);
-    the relative bids written (``+10%``, ``min``) added to ``forms``."""
+    the relative bids written (``+10%``, ``min``) added to ``forms``. The tables in ``same``
+    are the rows exported (their digest says so), already read without a problem: neither
+    normalised nor checked again."""
     desired: dict[str, pd.DataFrame] = {}
     for table, parts in sheets.tables.items():
         parsed = parsed_tables[table]
+        if table in same:
+            desired[table] = parsed.df
+            continue
         _normalise(table, parsed, ctx)
         if table in BID_COLUMNS:
             cells, found = workbook_forms(table, parsed.df, parsed.rows, parsed.raw, ctx, parts)
@@ -540,37 +552,6 @@ def _formats_of(campaigns: pd.DataFrame) -> dict[int, str]:
     ids = campaigns.loc[ok, "id"].astype(int)
     fmts = campaigns.loc[ok, "ad_format"].astype(str)
     return {int(i): f for i, f in zip(ids, fmts, strict=True) if f in spec.FORMATS}
-
-
-def _read_meta(book: Book) -> dict[str, str]:
-    out = {}
-    for row in book.rows(META_SHEET)[1:]:
-        if len(row) >= 2 and not is_empty(row[0]):
-            out[str(row[0])] = "" if is_empty(row[1]) else str(row[1])
-    return out
-
-
-def _read_refs(book: Book) -> dict[str, pd.DataFrame]:
-    rows = book.rows(REFS_SHEET)
-    if not rows:
-        return {}
-    header = [str(h) for h in rows[0]]
-    cells = columns_of(rows[1:], len(header))
-    table = {h: cells[i] for i, h in enumerate(header) if h in REFS_COLUMNS}
-    if "type" not in table:
-        return {}
-    kinds = table["type"]
-    out = {}
-    for kind, schema_name in REF_SCHEMAS.items():
-        picked = [i for i, k in enumerate(kinds) if k == kind]
-        if not picked:
-            continue
-        columns = {}
-        for col, dtype in SCHEMAS[schema_name].items():
-            values = [table[col][i] for i in picked] if col in table else [None] * len(picked)
-            columns[col], _ = to_column(values, dtype)
-        out[kind] = frame(schema_name, columns)
-    return out
 
 
 def _sorted(problems: list[WorkbookProblem]) -> list[WorkbookProblem]:

@@ -31,7 +31,13 @@ from ...text import single_spaced
 from ...xlsx.archive import check_file
 from ...xlsx.guard import SheetGuard
 from ...xlsx.parts import sheet_parts
-from .sheet_scan import SheetScan, formulas_and_merges, percent_styles, styled_numbers
+from .sheet_scan import (
+    SheetScan,
+    StructureTap,
+    formulas_and_merges,
+    percent_styles,
+    styled_numbers,
+)
 from .sheet_xml import NS_PER_DAY, UNIX_EPOCH_SERIAL, unescape_text
 
 #: Reading engines, in the order tried.
@@ -61,6 +67,7 @@ class Book:
         self._zip: zipfile.ZipFile | None = None
         self._parts: dict[str, str] = {}
         self._percent: frozenset[int] | None = None
+        self._scans: dict[str, SheetScan] = {}  # found while a worker checked the sheet
         check_file(self.path)
         with self._unreadable(None):
             self._guard = SheetGuard(self.path)  # each sheet checked before it is parsed
@@ -106,7 +113,10 @@ class Book:
     def _parse(self, name: str) -> list[Sequence[Any]]:
         import python_calamine
 
-        self._guard.check(name)  # on this worker too: checks run beside other parses
+        tap = StructureTap() if name not in self.hidden else None
+        self._guard.check(name, tap)  # on this worker too: checks run beside other parses
+        if tap is not None and tap.complete:
+            self._scans[name] = tap.scan
         wb = python_calamine.CalamineWorkbook.from_path(str(self.path))
         try:
             return wb.get_sheet_by_name(name).to_python(skip_empty_area=False)
@@ -141,6 +151,8 @@ class Book:
         """Formulas and merged ranges of a sheet (see :mod:`.sheet_scan`)."""
         with self._unreadable(name):
             self._guard.check(name)
+            if name in self._scans:
+                return self._scans.pop(name)
             archive = self._archive()
             part = self._parts.get(name)
             if part is None:

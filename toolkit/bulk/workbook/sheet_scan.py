@@ -45,30 +45,73 @@ _MERGE_RE = re.compile(rb'\bref="([A-Z]{1,3}[0-9]{1,7}(?::[A-Z]{1,3}[0-9]{1,7})?
 def formulas_and_merges(archive: zipfile.ZipFile, part: str, limit: int = 1000) -> SheetScan:
     """The formulas and merged ranges of the sheet stored at ``part`` (at most ``limit`` of
     each), read as a stream of chunks that overlap by :data:`OVERLAP` bytes."""
-    scan = SheetScan()
-    for data, prefix, start, end in _blocks(archive, part):
-        _find_formulas(data, prefix, start, end, scan, limit)
-        _find_merges(data, prefix, start, end, scan, limit)
-    return scan
+    tap = StructureTap(limit)
+    for chunk in _chunks(archive, part):
+        tap(chunk)
+    tap(b"")
+    return tap.scan
+
+
+class StructureTap:
+    """The formulas and merged ranges of a sheet found as its XML passes by, chunk by chunk:
+    call it with each chunk, then with ``b""`` at the end (``complete`` is then True and
+    ``scan`` holds what was found). The checks of :mod:`toolkit.xlsx.guard` take it along
+    (``SheetGuard.check(name, tap)``), so a sheet is unpacked once for both.
+
+    >>> tap = StructureTap()
+    >>> for chunk in (b'<worksheet><row r="2"><c r="B2"><f>A1*2</f>', b"<v>4</v></c></row>", b""):
+    ...     tap(chunk)
+    >>> tap.complete, tap.scan.formulas
+    (True, [('B', 2, '=A1*2')])
+    """
+
+    def __init__(self, limit: int = 1000) -> None:
+        self.scan = SheetScan()
+        self.complete = False
+        self._limit = limit
+        self._cutter = _Cutter()
+        self._pending: bytes | None = None
+
+    def __call__(self, chunk: bytes) -> None:
+        if self._pending is not None:
+            self._find(*self._cutter.block(self._pending, last=not chunk))
+        self._pending = chunk or None
+        self.complete = not chunk
+
+    def _find(self, data: bytes, prefix: bytes, start: int, end: int) -> None:
+        _find_formulas(data, prefix, start, end, self.scan, self._limit)
+        _find_merges(data, prefix, start, end, self.scan, self._limit)
+
+
+class _Cutter:
+    """Chunks of a sheet's XML cut into blocks ``(data, namespace prefix, start, end)``: the
+    tags starting in ``data[start:end]`` are each in exactly one block, whole within
+    :data:`OVERLAP`."""
+
+    def __init__(self) -> None:
+        self.prefix: bytes | None = None
+        self.carry, self.skip = b"", 0
+
+    def block(self, chunk: bytes, last: bool) -> tuple[bytes, bytes, int, int]:
+        data = self.carry + chunk
+        if self.prefix is None:
+            root = _ROOT_RE.search(data[:4096])
+            self.prefix = (root.group(1) + b":") if root and root.group(1) else b""
+        skip = self.skip
+        end = len(data) if last else max(skip, len(data) - OVERLAP)
+        start = max(0, end - OVERLAP)
+        self.carry, self.skip = data[start:], end - start
+        return data, self.prefix, skip, end
 
 
 def _blocks(archive: zipfile.ZipFile, part: str) -> Iterator[tuple[bytes, bytes, int, int]]:
-    """The sheet at ``part`` as ``(data, namespace prefix, start, end)``: the tags starting
-    in ``data[start:end]`` are each in exactly one block, whole within :data:`OVERLAP`."""
-    prefix: bytes | None = None
-    carry, skip = b"", 0
+    """The sheet at ``part`` cut into blocks (see :class:`_Cutter`)."""
+    cutter = _Cutter()
     chunks = _chunks(archive, part)
     pending = next(chunks, None)
     while pending is not None:
         following = next(chunks, None)
-        data = carry + pending
-        if prefix is None:
-            root = _ROOT_RE.search(data[:4096])
-            prefix = (root.group(1) + b":") if root and root.group(1) else b""
-        end = len(data) if following is None else max(skip, len(data) - OVERLAP)
-        yield data, prefix, skip, end
-        start = max(0, end - OVERLAP)
-        carry, skip = data[start:], end - start
+        yield cutter.block(pending, following is None)
         pending = following
 
 
@@ -86,6 +129,7 @@ def _find_formulas(
 ) -> None:
     """Formulas whose tag starts in ``data[start:end]``."""
     tag = b"<" + prefix + b"f"
+    end += len(tag) - 1  # a tag starting before ``end`` may reach past it
     pos = data.find(tag, start, end)
     while pos >= 0 and len(scan.formulas) < limit:
         after = data[pos + len(tag) : pos + len(tag) + 1]
@@ -114,6 +158,7 @@ def _find_merges(
     data: bytes, prefix: bytes, start: int, end: int, scan: SheetScan, limit: int
 ) -> None:
     tag = b"<" + prefix + b"mergeCell "
+    end += len(tag) - 1  # a tag starting before ``end`` may reach past it
     pos = data.find(tag, start, end)
     while pos >= 0 and len(scan.merged) < limit:
         close = data.find(b">", pos, pos + OVERLAP)
@@ -179,7 +224,9 @@ def styled_numbers(
     column = letter.encode()
     for data, prefix, start, end in _blocks(archive, part):
         tag = b"<" + prefix + b"c "
-        for match in wanted.finditer(data, start, end):
+        for match in wanted.finditer(data, start, end + OVERLAP):
+            if match.start() >= end:  # the next block's
+                break
             cell = data.rfind(b"<", max(0, match.start() - OVERLAP), match.start())
             close = data.find(b">", match.end(), match.end() + OVERLAP)
             if cell < 0 or close < 0 or not data.startswith(tag, cell):
@@ -214,6 +261,7 @@ def cells_of(ref: str) -> Iterator[tuple[str, int]]:
 __all__ = [
     "PERCENT_FORMATS",
     "SheetScan",
+    "StructureTap",
     "cells_of",
     "formulas_and_merges",
     "percent_styles",
