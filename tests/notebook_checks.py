@@ -341,6 +341,30 @@ except toolkit.PlanRefused as exc:
     assert exc.guard == "drop_share"
 """,
     },
+    "08-many-accounts.ipynb": {
+        "c02": """\
+assert toolkit.profiles() == ["demo", "northwind-media"]
+""",
+        "c04": """\
+assert accounts.names == ["demo", "northwind-media"] and len(accounts.failures) == 0
+assert accounts.campaigns.columns[0] == "account"
+campaigns_of = {n: len(accounts.account(n).campaigns) for n in accounts.names}
+assert campaigns_of == {"demo": 50, "northwind-media": 5}, campaigns_of
+""",
+        "c10": """\
+assert set(bids["account"]) == set(accounts.names) and bids["mode"].notna().all()
+assert set(medians.index.get_level_values("mode")) <= {"CPC", "CPM"}
+""",
+        "c13": """\
+live = {int(c["id"]) for c in client.campaigns.list()}
+demo_ids = accounts.account("demo").campaigns["id"]
+assert live == set(one.campaigns["id"]) and live.isdisjoint(demo_ids)
+""",
+        "c15": """\
+for t in ("campaigns", "countries", "lists", "balance"):
+    pd.testing.assert_frame_equal(again.table(t), accounts.table(t))
+""",
+    },
     "07-performance-rules.ipynb": {
         "c05": """\
 assert days == 28 and len(truth) > 0

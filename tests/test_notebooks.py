@@ -125,6 +125,7 @@ def test_there_are_notebooks():
         "05-notebook-forms.ipynb",
         "06-rehearse-safely.ipynb",
         "07-performance-rules.ipynb",
+        "08-many-accounts.ipynb",
     ):
         assert name in names
 
