@@ -52,6 +52,9 @@ def test_every_table_is_each_accounts_own_load_with_the_account_first(
     counts = loaded.campaigns.groupby("account", sort=False).size().to_dict()
     assert counts == {"north": 8, "south": 3, "east": 3}
     assert loaded.balance["account"].tolist() == NAMES
+    # one service's dictionaries are made into frames once for the set
+    refs = [loaded.account(name).refs["country"] for name in NAMES]
+    assert refs[0] is refs[1] is refs[2] and len(refs[0]) > 0
 
 
 def test_join_keys_each_row_by_account_and_campaign(loaded: toolkit.AccountSet) -> None:
@@ -193,6 +196,18 @@ def test_the_workers_take_campaigns_round_robin_across_accounts() -> None:
     assert work.drop("a") == 2
     work.close()
     assert [work.take(), work.take()] == [("b", 11), None]
+
+
+def test_the_workers_serve_a_few_accounts_at_a_time_and_the_next_takes_a_free_lane() -> None:
+    work = RoundRobin(lanes=2)
+    work.add("a", [1])
+    work.add("b", [2, 3])
+    work.add("c", [4, 5])
+    work.add("d", [6])
+    assert work.drop("d") == 1
+    work.close()
+    taken = [work.take() for _ in range(6)]
+    assert taken == [("a", 1), ("b", 2), ("c", 4), ("b", 3), ("c", 5), None]
 
 
 def test_an_account_name_that_cannot_name_a_folder_is_refused(three: Sandbox) -> None:

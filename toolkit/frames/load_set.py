@@ -35,6 +35,7 @@ from ..errors import AuthError, ConfigError
 from .account import Account
 from .account_set import ACCOUNT, AccountSet
 from .campaigns import DETAIL_MODES
+from .dictionaries import empty_refs, refs_frames
 from .fetch import progress_bar
 from .loader import RECOVERABLE, CampaignData, Failure, assemble, campaign_data, submit_wide
 from .schemas import frame
@@ -43,7 +44,9 @@ log = logging.getLogger("toolkit.frames")
 
 
 class RoundRobin:
-    """Campaigns to load, handed out one account after the other.
+    """Campaigns to load, handed out one account after the other among ``lanes`` accounts at
+    a time (all of them when ``lanes`` is None); an account whose campaigns are all handed out
+    leaves its lane to the next one waiting.
 
     ``add`` queues an account's campaigns, ``drop`` forgets those of an account that failed,
     ``close`` says no account is coming any more; ``take`` blocks until there is work and
@@ -53,11 +56,17 @@ class RoundRobin:
     >>> work.add("a", [1, 2, 3]); work.add("b", [7]); work.close()
     >>> [work.take() for _ in range(5)]
     [('a', 1), ('b', 7), ('a', 2), ('a', 3), None]
+    >>> work = RoundRobin(lanes=2)
+    >>> work.add("a", [1, 2]); work.add("b", [7, 8]); work.add("c", [9]); work.close()
+    >>> [work.take() for _ in range(6)]
+    [('a', 1), ('b', 7), ('a', 2), ('b', 8), ('c', 9), None]
     """
 
-    def __init__(self) -> None:
+    def __init__(self, lanes: int | None = None) -> None:
         self._queues: dict[str, deque[int]] = {}
         self._order: deque[str] = deque()
+        self._waiting: deque[str] = deque()
+        self._lanes = lanes
         self._open = True
         self._cond = threading.Condition()
 
@@ -66,15 +75,20 @@ class RoundRobin:
             items = deque(ids)
             if items:
                 self._queues[name] = items
-                self._order.append(name)
+                if self._lanes is None or len(self._order) < self._lanes:
+                    self._order.append(name)
+                else:
+                    self._waiting.append(name)
                 self._cond.notify_all()
 
     def drop(self, name: str) -> int:
         """Forget the campaigns of ``name`` not taken yet; return how many."""
         with self._cond:
             items = self._queues.pop(name, deque())
-            if name in self._order:
-                self._order.remove(name)
+            for line in (self._order, self._waiting):
+                if name in line:
+                    line.remove(name)
+            self._fill_lanes()
             return len(items)
 
     def close(self) -> None:
@@ -95,7 +109,12 @@ class RoundRobin:
                 self._order.append(name)
             else:
                 del self._queues[name]
+                self._fill_lanes()
             return name, cid
+
+    def _fill_lanes(self) -> None:
+        while self._waiting and (self._lanes is None or len(self._order) < self._lanes):
+            self._order.append(self._waiting.popleft())
 
 
 @dataclass
@@ -108,20 +127,39 @@ class Member:
     results: dict[int, CampaignData | Failure] = field(default_factory=dict)
     wide: dict[str, Future[Any]] = field(default_factory=dict)
     failed: Failure | None = None
+    listed: bool = False
+    account: Account | None = None
+
+    @property
+    def done(self) -> bool:
+        """Listed, and an answer (or a failure) in for each of its campaigns."""
+        return self.listed and len(self.results) == len(self.ids)
 
 
 class SetLoad:
     """One load of several accounts: listings, account-wide calls, then campaigns, all on
-    ``workers`` threads; events come back to the calling thread on one queue."""
+    ``workers`` threads; events come back to the calling thread on one queue, which makes
+    each account's tables (:func:`~toolkit.frames.loader.assemble`) as soon as its last
+    campaign is in, while the workers load the next accounts.
 
-    def __init__(self, members: list[Member], mode: str, workers: int, bar: Any) -> None:
+    The workers serve ``workers // 4`` accounts at a time (at least one), round-robin among
+    them: each account in a lane has a share of the workers (and its own rate limit paces that
+    share only), and accounts finish one after another, so that making their tables overlaps
+    the loading of the others instead of all coming at the end.
+    """
+
+    def __init__(
+        self, members: list[Member], mode: str, workers: int, bar: Any, loaded_at: pd.Timestamp
+    ) -> None:
         self.members = {m.name: m for m in members}
         self.mode = mode
         self.workers = workers
         self.bar = bar
-        self.work = RoundRobin()
+        self.work = RoundRobin(lanes=max(1, workers // 4))
         self.events: queue.Queue[tuple[Any, ...]] = queue.Queue()
         self.pending = 0
+        self.loaded_at = loaded_at
+        self._refs: list[tuple[Any, dict[str, pd.DataFrame]]] = []
 
     def run(self) -> None:
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="toolkit-load")
@@ -141,7 +179,8 @@ class SetLoad:
             raise
         pool.shutdown(wait=True)
         for m in self.members.values():
-            self._gather_wide(m)
+            if m.account is None:
+                self._finish(m)
 
     def _listing(self, m: Member) -> None:
         try:
@@ -180,6 +219,8 @@ class SetLoad:
                 raise result
             elif m.failed is None:
                 m.results[cid] = result
+                if m.done:
+                    self._finish(m)
 
     def _listed(self, m: Member, answer: Any) -> None:
         if isinstance(answer, (AuthError, *RECOVERABLE)):
@@ -188,6 +229,7 @@ class SetLoad:
             raise answer
         else:
             m.ids = answer
+            m.listed = True
             self.pending += len(answer)
             self.bar.total = (self.bar.total or 0) + len(answer)
             self.bar.refresh()
@@ -202,15 +244,40 @@ class SetLoad:
             self.bar.refresh()
             log.warning("account %s not loaded: %s: %s", m.name, failure.error, failure.message)
 
-    def _gather_wide(self, m: Member) -> None:
-        if m.failed is not None:
+    def _finish(self, m: Member) -> None:
+        """Make the tables of a member whose answers are all in (its account-wide calls
+        waited for); a refused key among them fails the member instead."""
+        if m.failed is not None or m.account is not None:
             return
+        answers: dict[str, Any] = {}
         for name, future in m.wide.items():
             try:
-                future.result()
+                answers[name] = future.result()
             except AuthError as exc:
                 self._fail(m, Failure.of(None, name, exc))
                 return
+        refs = self._shared_refs(answers.get("account.dictionaries"))
+        m.account = assemble(
+            m.client,
+            m.ids,
+            m.results,
+            answers,
+            mode=self.mode,
+            loaded_at=self.loaded_at,
+            refs=refs,
+        )
+
+    def _shared_refs(self, dictionaries: Any) -> dict[str, pd.DataFrame] | None:
+        """The reference frames of ``dictionaries``, made once for every account whose
+        dictionaries are the same (those of one service are)."""
+        if not isinstance(dictionaries, dict):
+            return None
+        for seen, refs in self._refs:
+            if seen == dictionaries:
+                return refs
+        refs = {**empty_refs(), **refs_frames(dictionaries)}
+        self._refs.append((dictionaries, refs))
+        return refs
 
 
 def _clients(accounts: Any) -> tuple[dict[str, Client], list[tuple[str, Failure]], set[str]]:
@@ -266,7 +333,7 @@ def load_accounts(
     members = [Member(name, client) for name, client in clients.items()]
     bar = progress_bar(0, f"Loading {len(members)} accounts", "campaign", progress)
     try:
-        SetLoad(members, mode, int(workers), bar).run()
+        SetLoad(members, mode, int(workers), bar, loaded_at).run()
     finally:
         bar.close()
         for name in made:
@@ -286,8 +353,8 @@ def _assemble_set(
         if m.failed is not None:
             rows.append((m.name, m.failed))
             continue
-        answers = {name: future.result() for name, future in m.wide.items()}
-        account = assemble(m.client, m.ids, m.results, answers, mode=mode, loaded_at=loaded_at)
+        account = m.account
+        assert account is not None, m.name
         loaded[m.name] = account
         for f in account.failures.itertuples(index=False):
             rows.append((m.name, Failure(f.campaign_id, f.operation, f.error, f.message)))

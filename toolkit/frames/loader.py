@@ -172,8 +172,10 @@ def assemble(
     *,
     mode: str,
     loaded_at: pd.Timestamp,
+    refs: dict[str, pd.DataFrame] | None = None,
 ) -> Account:
-    """The :class:`Account` from the answers of a load, in the order of ``ids``."""
+    """The :class:`Account` from the answers of a load, in the order of ``ids``; ``refs``
+    are the frames of its dictionaries when made already (another account of the service)."""
     failures: list[Failure] = []
     for name, answer in answers.items():
         if isinstance(answer, Failure):
@@ -188,7 +190,8 @@ def assemble(
             loaded.append(result)
     details = [r.detail for r in loaded]
     dictionaries = answers.get("account.dictionaries")
-    refs = {**empty_refs(), **refs_frames(dictionaries)} if dictionaries else empty_refs()
+    if refs is None or not dictionaries:
+        refs = {**empty_refs(), **refs_frames(dictionaries)} if dictionaries else empty_refs()
     kept = {int(d["id"]) for d in details}
     creatives = [
         c
