@@ -4,23 +4,14 @@ backtest per step, and the same parameter found; other rule sets are backtested 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.generated import truth_gen
 from toolkit.rules import backtest, load_rules, match_cost_saved
 from toolkit.rules.backtest import replayed_days
 from toolkit.rules.matching import Looks, own_stops
-
-_PATH = Path(__file__).resolve().parent / "benchmarks" / "truth_gen.py"
-_spec = importlib.util.spec_from_file_location("truth_gen", _PATH)
-assert _spec is not None and _spec.loader is not None
-truth_gen = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("truth_gen", truth_gen)
-_spec.loader.exec_module(truth_gen)
 
 ITEM = ["campaign_id", "level", "key"]
 

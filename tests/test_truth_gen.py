@@ -3,20 +3,11 @@ its truth consistent with the rows it drew, its delay a delay and not a loss."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
-_PATH = Path(__file__).resolve().parent / "benchmarks" / "truth_gen.py"
-_spec = importlib.util.spec_from_file_location("truth_gen", _PATH)
-assert _spec is not None and _spec.loader is not None
-truth_gen = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("truth_gen", truth_gen)
-_spec.loader.exec_module(truth_gen)
+from tests.generated import truth_gen
 
 ITEM = ["campaign_id", "level", "key"]
 

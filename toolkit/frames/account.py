@@ -52,6 +52,30 @@ def _now() -> pd.Timestamp:
     return pd.Timestamp.now(tz="UTC")
 
 
+def write_manifest(path: Path, manifest: dict[str, Any]) -> None:
+    """Write a snapshot's manifest whole or not at all (a temporary file, then renamed)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def read_manifest(
+    path: str | os.PathLike[str], name: str, form: str, what: str
+) -> tuple[Path, dict[str, Any]]:
+    """The folder of a saved snapshot (given as the folder or its manifest ``name``) and its
+    manifest, checked to be of format ``form``; :class:`SnapshotError` says what is wrong."""
+    folder = Path(path)
+    if folder.name == name:
+        folder = folder.parent
+    manifest_path = folder / name
+    if not manifest_path.is_file():
+        raise SnapshotError(f"{folder} is not {what}: no {name}")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("format") != form:
+        raise SnapshotError(f"{manifest_path} is not {what} manifest")
+    return folder, manifest
+
+
 @dataclass(eq=False, repr=False)
 class Account:
     """The tables of one account (or of some of its campaigns) at one moment.
@@ -235,9 +259,7 @@ class Account:
             .to_dict("records"),
             "files": files,
         }
-        tmp = folder / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
-        tmp.replace(manifest_path)
+        write_manifest(manifest_path, manifest)
         return folder
 
     def to_excel(
@@ -285,15 +307,7 @@ class Account:
 
         >>> toolkit.Account.load("snapshots/2026-05-10")                  # doctest: +SKIP
         """
-        folder = Path(path)
-        if folder.name == MANIFEST:
-            folder = folder.parent
-        manifest_path = folder / MANIFEST
-        if not manifest_path.is_file():
-            raise SnapshotError(f"{folder} is not an account snapshot: no {MANIFEST}")
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("format") != SNAPSHOT_FORMAT:
-            raise SnapshotError(f"{manifest_path} is not an account snapshot manifest")
+        folder, manifest = read_manifest(path, MANIFEST, SNAPSHOT_FORMAT, "an account snapshot")
         version = manifest.get("schema_version")
         if version != SCHEMA_VERSION:
             raise SnapshotError(

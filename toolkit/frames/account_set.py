@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import html
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import SnapshotError
-from .account import TABLES, Account
+from .account import TABLES, Account, read_manifest, write_manifest
 from .dictionaries import empty_refs
 from .schemas import STRING, conform, empty
 
@@ -203,23 +201,13 @@ class AccountSet:
             "mode": self.mode,
             "failures": failures.astype(object).where(failures.notna(), None).to_dict("records"),
         }
-        tmp = folder / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
-        tmp.replace(manifest_path)
+        write_manifest(manifest_path, manifest)
         return folder
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> AccountSet:
         """Read a set written by :meth:`save`; every member with its declared dtypes."""
-        folder = Path(path)
-        if folder.name == MANIFEST:
-            folder = folder.parent
-        manifest_path = folder / MANIFEST
-        if not manifest_path.is_file():
-            raise SnapshotError(f"{folder} is not a saved account set: no {MANIFEST}")
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if manifest.get("format") != SET_FORMAT:
-            raise SnapshotError(f"{manifest_path} is not an account set manifest")
+        folder, manifest = read_manifest(path, MANIFEST, SET_FORMAT, "a saved account set")
         members = {name: Account.load(folder / name) for name in manifest["accounts"]}
         records = manifest.get("failures") or []
         failures = pd.DataFrame.from_records(records, columns=list(empty("account_failures")))
