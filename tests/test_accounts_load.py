@@ -198,18 +198,6 @@ def test_the_workers_take_campaigns_round_robin_across_accounts() -> None:
     assert [work.take(), work.take()] == [("b", 11), None]
 
 
-def test_the_workers_serve_a_few_accounts_at_a_time_and_the_next_takes_a_free_lane() -> None:
-    work = RoundRobin(lanes=2)
-    work.add("a", [1])
-    work.add("b", [2, 3])
-    work.add("c", [4, 5])
-    work.add("d", [6])
-    assert work.drop("d") == 1
-    work.close()
-    taken = [work.take() for _ in range(6)]
-    assert taken == [("a", 1), ("b", 2), ("c", 4), ("b", 3), ("c", 5), None]
-
-
 def test_an_account_name_that_cannot_name_a_folder_is_refused(three: Sandbox) -> None:
     with pytest.raises(toolkit.ConfigError, match="letters, digits"):
         toolkit.load_accounts({"../x": sandbox_client(three)}, progress=False)
