@@ -1,0 +1,59 @@
+"""Per-GEO payout mix at its edges: a window with only its first day, an item of exactly
+:data:`~toolkit.rules.geo_mix.SHOWN` countries, a country row without clicks."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+
+from toolkit.rules.geo_mix import country_clicks, mix_payouts
+
+TABLE = pd.DataFrame(
+    {"campaign_id": [7, 7, 7], "country": ["US", "DE", "FR"], "payout": [10.0, 2.0, 4.0]}
+)
+
+
+def rows(clicks: dict[str, int], day: dt.date = dt.date(2026, 1, 2)) -> pd.DataFrame:
+    """One day of subId ``a`` of campaign 7, a row per country."""
+    return pd.DataFrame(
+        {
+            "date": pd.Timestamp(day, tz="UTC"),
+            "campaign_id": 7,
+            "level": "subid",
+            "key": "a",
+            "country": list(clicks),
+            "clicks": list(clicks.values()),
+        }
+    )
+
+
+def items(clicks: float) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "campaign_id": [7],
+            "level": ["subid"],
+            "key": ["a"],
+            "clicks": [clicks],
+            "conversions": [0.0],
+            "revenue": [0.0],
+        }  # fmt: skip
+    )
+
+
+def test_a_window_with_only_a_first_day_leaves_out_the_days_before_it() -> None:
+    frame = pd.concat([rows({"US": 50}, dt.date(2026, 1, 1)), rows({"DE": 80})])
+    got = country_clicks(frame, dt.date(2026, 1, 2), None)
+    assert got[["country", "clicks"]].to_dict("records") == [{"country": "DE", "clicks": 80.0}]
+
+
+def test_an_item_of_exactly_three_countries_names_them_all_and_no_more() -> None:
+    clicks = country_clicks(rows({"US": 50, "DE": 30, "FR": 20}), None, None)
+    mixed = mix_payouts(items(100.0), clicks, TABLE, None)
+    assert mixed["payout_mix"].tolist() == ["payout 6.40: US 50 %, DE 30 %, FR 20 %"]
+
+
+def test_a_country_row_without_clicks_is_not_named_in_the_mix() -> None:
+    clicks = country_clicks(rows({"US": 50, "DE": 50, "FR": 0}), None, None)
+    mixed = mix_payouts(items(100.0), clicks, TABLE, None)
+    assert mixed["payout_mix"].tolist() == ["payout 6.00: DE 50 %, US 50 %"]
