@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pandas as pd
+import pytest
 
 from toolkit.rules.geo_mix import country_clicks, mix_payouts
 
@@ -57,3 +58,19 @@ def test_a_country_row_without_clicks_is_not_named_in_the_mix() -> None:
     clicks = country_clicks(rows({"US": 50, "DE": 50, "FR": 0}), None, None)
     mixed = mix_payouts(items(100.0), clicks, TABLE, None)
     assert mixed["payout_mix"].tolist() == ["payout 6.00: DE 50 %, US 50 %"]
+
+
+def test_a_campaign_with_only_a_blank_row_is_not_mixed_beside_one_with_country_rows() -> None:
+    """Campaign 8 pays one payout whatever the country (a blank row); campaign 7 pays per
+    country: only 7's subId gets a mix."""
+    table = pd.concat(
+        [TABLE, pd.DataFrame({"campaign_id": [8], "country": [""], "payout": [6.0]})],
+        ignore_index=True,
+    )
+    both = pd.concat([rows({"US": 30, "DE": 70}), rows({"US": 30, "DE": 70}).assign(campaign_id=8)])
+    two = pd.concat([items(100.0), items(100.0).assign(campaign_id=8)], ignore_index=True)
+    mixed = mix_payouts(two, country_clicks(both, None, None), table, None)
+    assert mixed["payout_mix"].tolist() == ["payout 4.40: DE 70 %, US 30 %", ""]
+    assert mixed["geo_payout"].iloc[0] == pytest.approx(4.4) and pd.isna(
+        mixed["geo_payout"].iloc[1]
+    )
