@@ -51,14 +51,19 @@ class Ctx:
         that sends one account's campaigns with another account's key shows up here."""
         if self.foreign is None or not ids:
             return
+        rows = self._rows_among("SELECT id FROM campaigns WHERE user_id<>?", ids)
+        self.foreign.extend((self.user_id, r[0]) for r in rows)
+
+    def _rows_among(self, query: str, ids: list[int]) -> list[sqlite3.Row]:
+        """``query`` (which takes the caller's user id) for the rows whose id is in ``ids``,
+        asked 500 ids at a time (SQLite's limit of parameters)."""
+        rows: list[sqlite3.Row] = []
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(
-                f"SELECT id FROM campaigns WHERE user_id<>? AND id IN ({marks})",
-                (self.user_id, *chunk),
-            ).fetchall()
-            self.foreign.extend((self.user_id, r[0]) for r in rows)
+            sql = f"{query} AND id IN ({marks})"
+            rows.extend(self.db.execute(sql, (self.user_id, *chunk)).fetchall())
+        return rows
 
     def campaign_or_fail(self, cid: int, message: str = spec.MSG_CAMPAIGN_NOT_FOUND) -> sqlite3.Row:
         row = self.campaign(cid)
@@ -68,16 +73,9 @@ class Ctx:
 
     def campaigns(self, ids: list[int]) -> dict[int, sqlite3.Row]:
         """The caller's campaigns among ``ids`` (missing ones left out)."""
-        found: dict[int, sqlite3.Row] = {}
         unique = list(dict.fromkeys(ids))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(
-                f"SELECT * FROM campaigns WHERE user_id=? AND id IN ({marks})",
-                (self.user_id, *chunk),
-            ).fetchall()
-            found.update((r["id"], r) for r in rows)
+        rows = self._rows_among("SELECT * FROM campaigns WHERE user_id=?", unique)
+        found: dict[int, sqlite3.Row] = {r["id"]: r for r in rows}
         self._note_foreign([i for i in unique if i not in found])
         return found
 
