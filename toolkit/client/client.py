@@ -302,7 +302,11 @@ def read_config(path: Path | None = None) -> dict[str, Any]:
     the file.
     """
     path = path or config_path()
-    data = _config_data(path)
+    return _default_table(_config_data(path), path)
+
+
+def _default_table(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The ``[default]`` table of parsed config ``data`` (or its top-level keys)."""
     for table in (data, data.get("default")):
         if isinstance(table, dict) and "api_key" in table:
             table["api_key"] = ApiKey.of(table["api_key"], from_config(path))
@@ -330,19 +334,23 @@ def profiles() -> list[str]:
     >>> toolkit.client.client.profiles()                       # doctest: +SKIP
     ['demo', 'northwind-media']
     """
-    named = read_profiles()
+    named, sandbox = _known_accounts(
+        f"no profiles are configured: add [profiles.NAME] tables to {config_path()}"
+    )
+    return list(named) if named else _sandbox_profiles(sandbox)
+
+
+def _known_accounts(none_configured: str) -> tuple[dict[str, Profile], Any]:
+    """The config file's profiles (read once); with none, the built-in sandbox whose accounts
+    stand for them, unless a key is configured: then ``none_configured`` is raised."""
+    path = config_path()
+    data = _config_data(path)
+    named = parse_profiles(data, path)
     if named:
-        return list(named)
-    if _configured_key():
-        raise ConfigError(
-            f"no profiles are configured: add [profiles.NAME] tables to {config_path()}"
-            " (see docs/accounts.md)"
-        )
-    return _sandbox_profiles(_embedded_sandbox())
-
-
-def _configured_key() -> bool:
-    return bool(os.environ.get(ENV_KEY) or read_config().get("api_key"))
+        return named, None
+    if os.environ.get(ENV_KEY) or _default_table(data, path).get("api_key"):
+        raise ConfigError(f"{none_configured} (see docs/accounts.md)")
+    return {}, _embedded_sandbox()
 
 
 def _sandbox_profiles(sandbox: Any) -> list[str]:
@@ -356,7 +364,10 @@ def _sandbox_profiles(sandbox: Any) -> list[str]:
 
 def _connect_profile(profile: str, options: dict[str, Any]) -> Client:
     """The client of one named account: a configured profile, or a built-in sandbox account."""
-    named = read_profiles()
+    named, sandbox = _known_accounts(
+        f"profile {profile!r}: no profiles are configured; add [profiles.{profile}] to"
+        f" {config_path()}"
+    )
     if named:
         pick_profiles([profile], list(named))
         chosen = named[profile]
@@ -367,12 +378,6 @@ def _connect_profile(profile: str, options: dict[str, Any]) -> Client:
                 f" add one, or set {ENV_URL}"
             )
         return Client(url, chosen.key(), **{**chosen.options, **options})
-    if _configured_key():
-        raise ConfigError(
-            f"profile {profile!r}: no profiles are configured; add [profiles.{profile}] to"
-            f" {config_path()} (see docs/accounts.md)"
-        )
-    sandbox = _embedded_sandbox()
     names = _sandbox_profiles(sandbox)
     pick_profiles([profile], names)
     return sandbox_client(sandbox, account=names.index(profile), **options)

@@ -101,10 +101,7 @@ def parse_profiles(data: Mapping[str, Any], path: Path | None) -> dict[str, Prof
     out: dict[str, Profile] = {}
     for name, table in tables.items():
         where = f"config file {path}, [profiles.{name}]"
-        if not NAME.fullmatch(name) or name == ALL:
-            raise ConfigError(
-                f"{where}: a profile's name is letters, digits, '-', '_' and '.', and not {ALL!r}"
-            )
+        check_name(name, where)
         if not isinstance(table, dict):
             raise ConfigError(f"{where} must be a table")
         given = [k for k in KEY_FIELDS if k in table]
@@ -117,6 +114,15 @@ def parse_profiles(data: Mapping[str, Any], path: Path | None) -> dict[str, Prof
         url = options.pop("base_url", None)
         out[name] = Profile(name, url, given[0], table[given[0]], options, path)
     return out
+
+
+def check_name(name: object, where: str) -> None:
+    """Refuse a name that cannot name an account: it becomes a folder of a saved set."""
+    if not isinstance(name, str) or not NAME.fullmatch(name) or name == ALL:
+        raise ConfigError(
+            f"{where}: an account's name is letters, digits, '-', '_' and '.', and not {ALL!r}"
+            " (it names a folder of a saved set)"
+        )
 
 
 def pick_profiles(accounts: str | Iterable[str], names: Sequence[str]) -> list[str]:
@@ -158,4 +164,12 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "account"
 
 
-__all__ = ["ALL", "KEY_FIELDS", "Profile", "parse_profiles", "pick_profiles", "slug"]
+__all__ = [
+    "ALL",
+    "KEY_FIELDS",
+    "Profile",
+    "check_name",
+    "parse_profiles",
+    "pick_profiles",
+    "slug",
+]

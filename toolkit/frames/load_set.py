@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..client import Client, redact
 from ..client.client import connect, profiles
-from ..client.profiles import NAME, pick_profiles
+from ..client.profiles import check_name, pick_profiles
 from ..errors import AuthError, ConfigError
 from .account import Account
 from .account_set import ACCOUNT, AccountSet
@@ -267,11 +267,7 @@ def _clients(accounts: Any) -> tuple[dict[str, Client], list[tuple[str, Failure]
     names of the clients made here (closed after the load)."""
     if isinstance(accounts, Mapping):
         for name in accounts:
-            if not NAME.fullmatch(str(name)):
-                raise ConfigError(
-                    f"account name {name!r}: use letters, digits, '-', '_' and '.' (it names a"
-                    " folder in a saved set and a cell in a workbook)"
-                )
+            check_name(name, f"account name {name!r}")
         return dict(accounts), [], set()
     names = pick_profiles(accounts, profiles())
     clients: dict[str, Client] = {}
