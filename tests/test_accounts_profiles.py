@@ -211,7 +211,8 @@ def test_account_picks_the_profile_of_a_one_account_command(
     exported = set(read_workbook(book).desired["campaigns"]["id"])
     with toolkit.connect(profile="client-b") as b:
         assert exported == {int(c["id"]) for c in b.campaigns.list()}
-    code, out, err = run("export", "--account", "all", str(book))
+    # a one-account workbook is planned for one account: several are refused, naming them
+    code, out, err = run("plan", "--account", "all", str(book))
     assert code == 2 and "works on one account" in err
     code, out, err = run("export", "--account", "client-b", "--base-url", three.url, str(book))
     assert code == 2 and "leave out --base-url" in err

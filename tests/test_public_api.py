@@ -97,11 +97,17 @@ def test_unknown_names_are_attribute_errors():
         toolkit.nope  # noqa: B018
 
 
-def test_the_workbook_package_gives_exactly_the_names_of_its_book():
-    """``toolkit.bulk.workbook`` re-exports :mod:`toolkit.bulk.workbook.book` lazily, from a
-    list of its own: the two lists must not drift apart."""
+def test_the_workbook_package_gives_exactly_the_names_of_its_book_and_set_book():
+    """``toolkit.bulk.workbook`` re-exports :mod:`toolkit.bulk.workbook.book` and the names
+    of :mod:`toolkit.bulk.workbook.set_book` it lists lazily, from a list of its own: the
+    lists must not drift apart (``export_workbook`` is the one of set_book: an account or a
+    set of accounts)."""
     import toolkit.bulk.workbook as package
-    from toolkit.bulk.workbook import book
+    from toolkit.bulk.workbook import book, set_book
 
-    assert package.__all__ == book.__all__
-    assert all(getattr(package, name) is getattr(book, name) for name in package.__all__)
+    of_set = package._OF_SET
+    assert of_set <= set(set_book.__all__)
+    assert sorted(package.__all__) == sorted(set(book.__all__) | of_set)
+    for name in package.__all__:
+        origin = set_book if name in of_set else book
+        assert getattr(package, name) is getattr(origin, name), name

@@ -63,6 +63,12 @@ PUBLIC: dict[str, str] = {
     "undo": "toolkit.bulk",
     "export_workbook": "toolkit.bulk.workbook",
     "read_workbook": "toolkit.bulk.workbook",
+    # several accounts at once (pandas)
+    "PlanSet": "toolkit.bulk.plan_set",
+    "plan_accounts": "toolkit.bulk.workbook",
+    "read_set_workbook": "toolkit.bulk.workbook",
+    "undo_set": "toolkit.bulk.undo_set",
+    "repair_set": "toolkit.bulk.undo_set",
     # tracker statistics (pandas)
     "read_stats": "toolkit.stats",
     "load_rules": "toolkit.rules",

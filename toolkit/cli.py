@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .cli_accounts import export_set, is_set_file, plan_set_command, several
 from .errors import (
     ApiError,
     AuthError,
@@ -188,6 +189,8 @@ def _export(args: argparse.Namespace) -> int:
         raise CliError(f"{args.file}: {'is a folder' if target.is_dir() else 'no such folder'}")
     if target.suffix.lower() != ".xlsx":
         raise CliError(f"{args.file}: export writes an Excel workbook; name it .xlsx")
+    if several(args.account):
+        return export_set(args)
     client = _client(args)
     account = toolkit.load_account(client, args.campaigns, progress=False)
     failures = account.failures
@@ -270,6 +273,8 @@ def _plan(args: argparse.Namespace) -> int:
 
     _workbook_path(args.file)  # before connecting (which may start a sandbox)
     changes_path(args)
+    if is_set_file(args.file):
+        return plan_set_command(args, _ask, apply=False)
     show_plan(_make_plan(args, _client(args)).plan, args)
     return 0
 
@@ -279,6 +284,8 @@ def _apply(args: argparse.Namespace) -> int:
 
     _workbook_path(args.file)
     changes_path(args)
+    if is_set_file(args.file):
+        return plan_set_command(args, _ask, apply=True)
     client = _client(args)
     plan, desired, refs = _make_plan(args, client)
     show_plan(plan, args)
@@ -491,7 +498,8 @@ def _account_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="a named account of the config file's [profiles.NAME] tables, with its own key and"
         " URL (with no key configured: the built-in sandbox's accounts, such as"
-        " northwind-media); see docs/accounts.md",
+        " northwind-media); 'all' or names separated by commas for export, and for a"
+        " workbook or run of several accounts; see docs/accounts.md",
     )
 
 

@@ -15,6 +15,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from .cli_accounts import way_back_set
+
+#: How the id of a run of several accounts starts (:mod:`toolkit.bulk.undo_set`).
+SET_PREFIX = "set-"
+
 if TYPE_CHECKING:  # pragma: no cover
     from .bulk.plan import Plan
     from .cli_rules import Conventions
@@ -26,6 +31,8 @@ def _undo(args: argparse.Namespace) -> int:
     from .cli_show import changes_path
 
     changes_path(args)  # checked before anything is read
+    if args.run.startswith(SET_PREFIX):
+        return way_back_set(args, args.conv.ask, undo=True)
     book = open_journal(args.journal or None)
     runs = book.runs()
     for line in book.unfinished_note(runs[runs["run_id"] == args.run], advice=False):
@@ -51,6 +58,8 @@ def _repair(args: argparse.Namespace) -> int:
     from .cli_show import changes_path
 
     changes_path(args)  # checked before anything is read
+    if args.run and args.run.startswith(SET_PREFIX):
+        return way_back_set(args, args.conv.ask, undo=False)
     book = open_journal(args.journal or None)
     run_id = args.run or run_to_repair(book)
     reason = nothing_to_repair(book, run_id)
@@ -122,6 +131,8 @@ def _links(runs: Any, r: Any) -> str:
         links.append(f"undoes {r.undoes}")
     if isinstance(r.repairs, str):
         links.append(f"repairs {r.repairs}")
+    if isinstance(getattr(r, "run_set", None), str):
+        links.append(f"set {r.run_set} account {r.profile}")
     by = undone_in_force(runs, str(r.run_id))
     if by is not None:
         links.append(f"undone by {by}")
@@ -175,7 +186,7 @@ def add_run_parsers(sub: argparse._SubParsersAction, conv: Conventions) -> None:
     un = sub.add_parser(
         "undo", help="put back what a journaled run changed (a plan: preview, ask, apply)"
     )
-    un.add_argument("run", help="the run id (see: campaign-toolkit history)")
+    un.add_argument("run", help="the run id, or a set's id (set-...) for every account's run of it")
     un.add_argument("--yes", action="store_true", help="undo without asking")
     un.add_argument(
         "--prefer",

@@ -74,7 +74,7 @@ def check_guards(
     checks: dict[str, Callable[[], list[str]]] = {
         "drop_share": lambda: _over_share(dropped, added, counts, max_drop_share),
         "empty_whitelist": lambda: _emptied(dropped, added, counts),
-        "bulk_archive": lambda: _archived(calls, max_archive),
+        "bulk_archive": lambda: archived(calls, max_archive),
         "bid_jump": lambda: bid_jumps(
             bid_changes(calls),
             _campaign_names(live.get("campaigns")),
@@ -224,7 +224,9 @@ def _emptied(dropped: Keys, added: Keys, counts: dict[tuple[int, str], int]) -> 
     return emptied
 
 
-def _archived(calls: list[Call], max_archive: int) -> list[str]:
+def archived(calls: list[Call], max_archive: int) -> list[str]:
+    """The ``bulk_archive`` refusal of ``calls`` (more than ``max_archive`` campaigns
+    archived), or nothing."""
     archived = sorted(
         {
             c
@@ -411,6 +413,7 @@ def _target_labels(targets: pd.DataFrame) -> list[str]:
 
 
 __all__ = [
+    "archived",
     "DEFAULT_MAX_BID_CUT",
     "DEFAULT_MAX_BID_RAISE",
     "GUARDS",

@@ -108,6 +108,8 @@ RUN_COLUMNS: dict[str, str] = {
     "conflicts": "INTEGER",
     "repairs": "TEXT",
     "source": "TEXT",
+    "run_set": "TEXT",
+    "profile": "TEXT",
 }
 
 # Outcomes whose call may have changed the account, and so are inverted by undo.
@@ -174,11 +176,13 @@ class Journal:
         conflicts = getattr(calls, "conflicts", None)
         repairs = getattr(calls, "repairs", None)
         source = getattr(calls, "source", None)
+        run_set = getattr(calls, "run_set", None)
+        profile = getattr(calls, "profile", None)
         calls = list(calls)
         with self._write() as db:  # the whole plan, so that a cut-off run can be finished
             db.execute(
                 "INSERT INTO runs(run_id, started, base_url, calls, undoes, account, conflicts,"
-                " repairs, source) VALUES (?,?,?,?,?,?,?,?,?)",
+                " repairs, source, run_set, profile) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     run_id,
                     _now(),
@@ -189,6 +193,8 @@ class Journal:
                     0 if conflicts is None else len(conflicts),
                     repairs,
                     source,
+                    run_set,
+                    profile,
                 ),
             )
             db.executemany(
@@ -284,7 +290,7 @@ class Journal:
                 " r.base_url, r.calls, c.sent, c.answered,"
                 " coalesce(o.applied, 0) AS applied, coalesce(o.failed, 0) AS failed,"
                 " coalesce(o.unknown, 0) AS unknown, r.undoes, r.repairs, r.account, r.conflicts,"
-                " coalesce(o.unfinished, 0) AS unfinished, r.source"
+                " coalesce(o.unfinished, 0) AS unfinished, r.source, r.run_set, r.profile"
                 " FROM runs r"
                 " LEFT JOIN (SELECT run_id, count(*) AS sent, count(answered) AS answered"
                 "  FROM calls WHERE kind='plan' GROUP BY run_id) c ON c.run_id = r.run_id"

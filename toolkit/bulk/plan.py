@@ -55,7 +55,7 @@ from .plan_scope import scope_of
 from .provenance import Provenance
 from .relative_bids import written
 from .relative_prices import fill_prices
-from .workbook.account import check_account
+from .workbook.account import check_account, refuse_set_workbook
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
@@ -102,6 +102,10 @@ class Plan:
     written: dict[tuple[int, str, str], str] = field(default_factory=dict)
     #: What made the plan (a form's name, ``form:bids``), journaled with its run.
     source: str | None = None
+    #: The run of a set of accounts this plan is part of (:mod:`toolkit.bulk.plan_set`),
+    #: and the name of its account in the set; journaled with its run.
+    run_set: str | None = None
+    profile: str | None = None
     _edits: tuple[tuple[int, ...], list[Any]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -244,6 +248,7 @@ def make_plan(
     """
     if prefer not in (None, "desired", "live"):
         raise ValueError("prefer must be None, 'desired' or 'live'")
+    refuse_set_workbook(desired)  # several accounts: each planned with its own key
     guards = Guards(allow, max_drop_share, max_archive, max_bid_raise, max_bid_cut, minimum_prices)
     # 1. scope: the tables in play, the rows of them to plan, the campaigns to read
     scope = scope_of(desired, base, narrow_reads=narrow_reads)

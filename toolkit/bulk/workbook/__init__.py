@@ -29,8 +29,13 @@ if TYPE_CHECKING:  # pragma: no cover
         WorkbookError,
         WorkbookProblem,
         WorkbookTables,
-        export_workbook,
         read_workbook,
+    )
+    from .set_book import (
+        SetWorkbook,
+        export_workbook,
+        plan_accounts,
+        read_set_workbook,
     )
 
 __all__ = [
@@ -38,19 +43,27 @@ __all__ = [
     "EDITABLE",
     "KEYS",
     "READ_ONLY",
+    "SetWorkbook",
     "WorkbookError",
     "WorkbookProblem",
     "WorkbookTables",
     "export_workbook",
+    "plan_accounts",
+    "read_set_workbook",
     "read_workbook",
 ]
 
+#: The names of :mod:`.set_book` (a workbook of several accounts; ``export_workbook``
+#: exports one account or a set).
+_OF_SET = frozenset({"SetWorkbook", "export_workbook", "plan_accounts", "read_set_workbook"})
+
 
 def __getattr__(name: str) -> Any:
-    """The names of :mod:`.book`, loaded on first use: the planner imports
+    """The names of :mod:`.book` and :mod:`.set_book`, loaded on first use: the planner imports
     :mod:`.layout` and :mod:`.account` of this package without its readers and writers."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(".book", __name__), name)
+    module = ".set_book" if name in _OF_SET else ".book"
+    value = getattr(import_module(module, __name__), name)
     globals()[name] = value
     return value

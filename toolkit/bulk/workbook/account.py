@@ -96,6 +96,28 @@ def connected_account(client: Client, live: Account | None = None) -> int:
     return int(value)
 
 
+#: The ``_meta`` key of a workbook of several accounts (:mod:`.set_book`).
+ACCOUNTS_KEY = "accounts"
+
+
+def refuse_set_workbook(desired: Any) -> None:
+    """Raise :class:`~toolkit.errors.WorkbookError` when ``desired`` is a workbook of several
+    accounts: one client would plan every account's rows against its own account."""
+    meta = getattr(desired, "meta", None)
+    if not isinstance(meta, Mapping) or not str(meta.get(ACCOUNTS_KEY) or "").strip():
+        return
+    path = getattr(desired, "path", None)
+    names = ", ".join(n.partition("=")[0].strip() for n in str(meta[ACCOUNTS_KEY]).split(","))
+    message = (
+        f"holds the accounts {names}: plan it with each account's own key"
+        " (toolkit.plan_accounts, or campaign-toolkit plan --account all)"
+    )
+    raise WorkbookError(
+        [WorkbookProblem(META_SHEET, None, ACCOUNTS_KEY, None, message)],
+        None if path is None else str(path),
+    )
+
+
 def check_account(desired: Any, client: Client, live: Account | None = None) -> None:
     """Raise :class:`~toolkit.errors.AccountMismatchError` when ``desired`` is a read
     workbook exported from another account than ``client``'s; anything else (tables, an
@@ -117,6 +139,7 @@ __all__ = [
     "ACCOUNT_KEY",
     "account_id",
     "check_account",
+    "refuse_set_workbook",
     "connected_account",
     "exported_account",
     "user_id",

@@ -45,7 +45,7 @@ from ..relative_bids import BID_COLUMNS, BidCell, split_cells
 from . import layout
 from .bid_forms import excel_percentages, workbook_forms
 from .cells import Book, CellProblem, columns_of, is_empty, to_column
-from .checks import PART_STRIDE, Context, check_sheet, item_kind, key_matches
+from .checks import PART_STRIDE, Context, check_sheet
 from .digest import DIGESTS_KEY, edited, parse_digests, shown, unchanged
 from .export import export_workbook
 from .hidden import read_meta, read_refs
@@ -59,9 +59,20 @@ from .layout import (
     SHEETS,
     Sheet,
 )
+from .new_rows import fill_read_only, new_rows
 from .sheet_scan import cells_of
 from .sheets import SheetMap, map_sheets
 from .view import tables_frame, tables_html
+
+
+@dataclass(frozen=True)
+class RowAccounts:
+    """The ``account`` cells of a table's rows as read (``cells``, one per row), and where
+    each row is: the sheet it was read from and its Excel row."""
+
+    cells: list[Any]
+    sheets: list[str]
+    rows: list[int]
 
 
 @dataclass
@@ -95,6 +106,10 @@ class WorkbookTables:
     ignored: list[str] = field(default_factory=list)
     sheets: dict[str, list[str]] = field(default_factory=dict)
     bid_forms: list[BidCell] = field(default_factory=list)
+    #: Per table, the cell of an ``account`` column beside each row of ``desired`` (a
+    #: workbook of several accounts has one: :mod:`toolkit.bulk.workbook.set_book`), with
+    #: the sheet and Excel row of each row; tables without the column are absent.
+    row_accounts: dict[str, RowAccounts] = field(default_factory=dict, repr=False)
 
     @property
     def has_base(self) -> bool:
@@ -175,9 +190,25 @@ def read_workbook(path: str | os.PathLike[str], *, engine: str | None = None) ->
         t: same[t].copy(deep=False) if t in same else shown(t, df) for t, df in desired.items()
     }
     missing = {t for t in TABLES if t not in desired}
-    return WorkbookTables(
-        desired, base, missing, Path(path), refs, meta, sheets.ignored, _sheet_names(sheets), forms
-    )
+    found = WorkbookTables(desired, base, missing, Path(path), refs, meta, sheets.ignored)
+    found.sheets, found.bid_forms = _sheet_names(sheets), forms
+    found.row_accounts = _row_accounts(sheets, parsed)
+    return found
+
+
+def _row_accounts(sheets: SheetMap, parsed: Mapping[str, _Parsed]) -> dict[str, RowAccounts]:
+    """The ``account`` cells beside each row read, for the tables whose sheets have them."""
+    out = {}
+    for table, p in parsed.items():
+        cells = p.raw.get(layout.ACCOUNT_COLUMN)
+        if cells is None:
+            continue
+        parts = sheets.tables[table]
+        places = [divmod(int(r), PART_STRIDE) for r in p.rows]
+        out[table] = RowAccounts(
+            list(cells), [parts[k] for k, _ in places], [row for _, row in places]
+        )
+    return out
 
 
 def _parse_tables(
@@ -305,7 +336,9 @@ def _parse_parts(
     present = [c for c in sheet.columns if all(c in p.present for p in parsed)]
     df = pd.concat([p.df for p in parsed], ignore_index=True)
     rows = np.concatenate([p.rows + k * PART_STRIDE for k, p in enumerate(parsed)])
-    raw = {c: list(chain.from_iterable(p.raw[c] for p in parsed)) for c in present}
+    acc = layout.ACCOUNT_COLUMN
+    kept = [*present, *([acc] if all(acc in p.raw for p in parsed) else [])]
+    raw = {c: list(chain.from_iterable(p.raw[c] for p in parsed)) for c in kept}
     return _Parsed(df, rows, raw, present)
 
 
@@ -339,6 +372,8 @@ def _parse(
     n = len(data)
     cells = columns_of(data, len(header))
     raw: dict[str, Sequence[Any]] = {c: cells[positions[c]] for c in present}
+    if not base and layout.ACCOUNT_COLUMN in positions:  # a workbook of several accounts
+        raw[layout.ACCOUNT_COLUMN] = cells[positions[layout.ACCOUNT_COLUMN]]
     columns: dict[str, Any] = {}
     unreadable: set[int] = set()
     schema = SCHEMAS[sheet.table]
@@ -480,71 +515,9 @@ def _normalise(table: str, parsed: _Parsed, ctx: Context) -> None:
         fill = typed.fillna(False).to_numpy() & df["list_type"].isna().to_numpy()
         if fill.any():
             df.loc[fill, "list_type"] = "black"
-    new = _new_rows(table, df, ctx)
+    new = new_rows(table, df, ctx)
     if new is not None:
-        _fill_read_only(table, df, new, ctx)
-
-
-def _new_rows(table: str, df: pd.DataFrame, ctx: Context) -> np.ndarray | None:
-    """Rows whose key was not exported, on a sheet with read-only columns (None when there
-    are none, or nothing to compare with)."""
-    base = ctx.base.get(table)
-    sheet = SHEETS[table]
-    if base is None or not sheet.read_only or df.empty:
-        return None
-    new = ~key_matches(df, base, list(sheet.key))
-    return new if new.any() else None
-
-
-def _fill_read_only(table: str, df: pd.DataFrame, new: np.ndarray, ctx: Context) -> None:
-    """The read-only cells of new rows: names from the dictionaries, the others empty."""
-    sheet = SHEETS[table]
-    for col in sheet.read_only:
-        if col not in sheet.key:
-            df.loc[new, col] = None
-    if table == "countries":
-        names = _ref_map(ctx.refs.get(spec.bid_kind().labels or ""), "code")
-        df.loc[new, "country_name"] = df.loc[new, "country"].map(names, na_action="ignore")
-    if table == "targets":
-        labels = _Labels(ctx)
-        df.loc[new, "label"] = [
-            labels.of(kind, value, cid)
-            for kind, value, cid in zip(
-                df.loc[new, "kind"], df.loc[new, "value"], df.loc[new, "campaign_id"], strict=True
-            )
-        ]
-
-
-def _ref_map(df: pd.DataFrame | None, by: str = "id") -> dict[str, str]:
-    if df is None or df.empty or by not in df:
-        return {}
-    keys = df[by].astype(object)
-    return {
-        str(k): v
-        for k, v in zip(keys, df["name"].astype(object), strict=True)
-        if k is not None and k is not pd.NA
-    }
-
-
-class _Labels:
-    """The label of a target: its value's name in the dictionary of its kind (``labels``,
-    grouped by the campaign's format when the kind says ``by_format``)."""
-
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
-        self.maps: dict[tuple[str, str | None], dict[str, str]] = {}
-
-    def of(self, column: Any, value: Any, campaign_id: Any) -> str | None:
-        kind = item_kind(column)
-        if kind is None or kind.labels is None or value is None or value is pd.NA:
-            return None
-        fmt = self.ctx.formats.get(int(campaign_id)) if pd.notna(campaign_id) else None
-        if kind.by_format and fmt is None:
-            return None
-        key = (kind.name, kind.label_group(fmt) if fmt else None)
-        if key not in self.maps:
-            self.maps[key] = _ref_map(self.ctx.labels(kind, fmt))
-        return self.maps[key].get(str(value))
+        fill_read_only(table, df, new, ctx)
 
 
 def _formats_of(campaigns: pd.DataFrame) -> dict[int, str]:

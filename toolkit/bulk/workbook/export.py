@@ -90,8 +90,24 @@ def export_workbook(
         for name in TABLES
         if name in account.loaded_tables
     }
+    return write_book(tables, path, account.refs, _meta(account, tables), protect=protect)
+
+
+def write_book(
+    tables: Mapping[str, pd.DataFrame],
+    path: str | os.PathLike[str],
+    refs: Mapping[str, pd.DataFrame],
+    info: Sequence[tuple[str, str]],
+    *,
+    protect: bool = True,
+    sheets: Mapping[str, Sheet] = SHEETS,
+) -> Path:
+    """Write ``tables`` (each with the columns of its sheet in ``sheets``) as an editable
+    workbook with the dictionaries ``refs`` and the ``_meta`` facts ``info`` (the digests
+    added); :func:`export_workbook` and the workbook of several accounts
+    (:mod:`toolkit.bulk.workbook.set_book`) both write through it."""
     out = Path(path)
-    skeleton, data = _skeleton(account, tables, protect)
+    skeleton, data = _skeleton(tables, protect, refs, info, sheets)
     splice(skeleton, out, data)
     return out
 
@@ -180,7 +196,11 @@ def _put(ws: Worksheet, row: int, column: int, value: Any) -> Any:
 
 
 def _skeleton(
-    account: Account, tables: Mapping[str, pd.DataFrame], protect: bool
+    tables: Mapping[str, pd.DataFrame],
+    protect: bool,
+    refs: Mapping[str, pd.DataFrame],
+    info: Sequence[tuple[str, str]],
+    sheets: Mapping[str, Sheet],
 ) -> tuple[io.BytesIO, dict[str, SheetData]]:
     """The workbook without its data rows (written by openpyxl), and the rows to splice."""
     from openpyxl import Workbook
@@ -198,17 +218,16 @@ def _skeleton(
     for name, df in tables.items():
         for k, part in enumerate(_parts(df), start=1):
             ws = wb.create_sheet(part_name(name, k))
-            data[ws.title] = _table_sheet(ws, SHEETS[name], part, styles, list_ranges, protect)
+            data[ws.title] = _table_sheet(ws, sheets[name], part, styles, list_ranges, protect)
     for name, df in tables.items():
         for k, part in enumerate(_parts(df), start=1):
             ws = wb.create_sheet(part_name(BASE_PREFIX + name, k))
             ws.sheet_state = "hidden"
-            data[ws.title] = _base_sheet(ws, SHEETS[name], part, styles)
+            data[ws.title] = _base_sheet(ws, sheets[name], part, styles)
     _lists_sheet(wb.create_sheet(LISTS_SHEET), lists)
-    _refs_sheet(wb.create_sheet(REFS_SHEET), account.refs)
-    info = _meta(account, tables)
+    _refs_sheet(wb.create_sheet(REFS_SHEET), refs)
     _meta_sheet(wb.create_sheet(META_SHEET), [*info, (DIGESTS_KEY, export_digests(tables))])
-    _readme(readme, info)
+    _readme(readme, list(info))
     styles.close()
     wb.active = 0
     buffer = io.BytesIO()
@@ -390,6 +409,11 @@ def _refs_sheet(ws: Worksheet, refs: Mapping[str, pd.DataFrame]) -> None:
             r += 1
 
 
+def meta_facts(account: Account, tables: Mapping[str, pd.DataFrame]) -> list[tuple[str, str]]:
+    """The ``_meta`` facts of an export of ``account``'s ``tables`` (the digests apart)."""
+    return _meta(account, tables)
+
+
 def _meta(account: Account, tables: Mapping[str, pd.DataFrame]) -> list[tuple[str, str]]:
     from ...client import redact
 
@@ -438,4 +462,4 @@ def _readme(ws: Worksheet, info: list[tuple[str, str]]) -> None:
     ws.column_dimensions["B"].width = width
 
 
-__all__ = ["export_workbook"]
+__all__ = ["export_workbook", "meta_facts", "write_book"]

@@ -17,7 +17,7 @@ must not be empty, the number formats and the drop-down lists.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -85,11 +85,14 @@ class Sheet:
     choices: dict[str, str] = field(default_factory=dict)
     locked: bool = False
     notes: dict[str, str | Callable[[], str]] = field(default_factory=dict)
+    #: Read-only text columns shown first, outside the table's schema: ``account`` in a
+    #: workbook of several accounts (:func:`set_sheet`).
+    extra: tuple[str, ...] = ()
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The columns shown, in sheet order."""
-        return tuple(c for c in SCHEMAS[self.table] if c not in self.omit)
+        return (*self.extra, *(c for c in SCHEMAS[self.table] if c not in self.omit))
 
     @property
     def read_only(self) -> tuple[str, ...]:
@@ -107,7 +110,9 @@ class Sheet:
         return note() if callable(note) else note
 
     def dtype(self, column: str) -> object:
-        """The declared dtype of ``column`` (from :data:`SCHEMAS`)."""
+        """The declared dtype of ``column`` (from :data:`SCHEMAS`; text for an extra one)."""
+        if column in self.extra:
+            return pd.StringDtype()
         return SCHEMAS[self.table][column]
 
     def number_format(self, column: str) -> str:
@@ -288,6 +293,21 @@ READ_ONLY: Mapping[str, tuple[str, ...]] = _ByTable(lambda s: s.read_only)
 KEYS: Mapping[str, tuple[str, ...]] = _ByTable(lambda s: s.key)
 
 
+#: The column that names each row's account in a workbook of several accounts.
+ACCOUNT_COLUMN = "account"
+_ACCOUNT_NOTE = (
+    "The account (profile name) the row belongs to. An edit cannot move a row to another"
+    " account; a new row may leave it empty (its campaign's account)"
+)
+
+
+def set_sheet(table: str) -> Sheet:
+    """The sheet of ``table`` in a workbook of several accounts: ``account`` first."""
+    sheet = SHEETS[table]
+    notes = {**sheet.notes, ACCOUNT_COLUMN: _ACCOUNT_NOTE}
+    return replace(sheet, extra=(ACCOUNT_COLUMN,), notes=notes)
+
+
 def part_name(sheet: str, part: int) -> str:
     """The name of a table's ``part``-th sheet: ``lists``, ``lists (2)``, ``lists (3)``, ...
 
@@ -426,6 +446,7 @@ def readme_lines(info: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 __all__ = [
+    "ACCOUNT_COLUMN",
     "BASE_PREFIX",
     "COLUMNS",
     "EDITABLE",
@@ -446,4 +467,5 @@ __all__ = [
     "kind_help",
     "part_name",
     "readme_lines",
+    "set_sheet",
 ]
