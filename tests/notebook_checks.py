@@ -364,6 +364,29 @@ assert live == set(one.campaigns["id"]) and live.isdisjoint(demo_ids)
 for t in ("campaigns", "countries", "lists", "balance"):
     pd.testing.assert_frame_equal(again.table(t), accounts.table(t))
 """,
+        "c19": """\
+assert plans.names == accounts.names
+assert plans.counts()["changes"].tolist() == [1] * len(accounts.names)
+""",
+        "c20": """\
+shown = plans.changes()
+for name, (campaign_id, country, bid) in raised.items():
+    row = shown[shown["account"] == name].iloc[0]
+    assert (row["campaign_id"], row["key"]) == (campaign_id, country)
+    assert abs(row["new"] - round(float(bid) * 1.1, 4)) < 1e-3, (row["new"], bid)
+""",
+        "c22": """\
+assert result.ok and set(result.run_ids) == set(accounts.names)
+runs = toolkit.history()
+assert set(runs.loc[runs["run_set"] == result.set_id, "profile"]) == set(accounts.names)
+""",
+        "c23": """\
+assert back.ok and set(back.run_ids) == set(accounts.names)
+for name, (campaign_id, country, bid) in raised.items():
+    with toolkit.connect(profile=name) as own:
+        live = toolkit.load_account(own, [campaign_id], progress=False).countries
+    assert live.set_index("country").loc[country, "bid"] == bid
+""",
     },
     "07-performance-rules.ipynb": {
         "c05": """\

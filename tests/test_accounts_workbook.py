@@ -270,3 +270,17 @@ def test_a_plan_made_for_one_account_is_refused_with_anothers_client(
         swapped = {"a": b, "b": a, "c": toolkit.connect(profile="c")}
         with pytest.raises(toolkit.AccountMismatchError):
             toolkit.plan_accounts(path, swapped)
+
+
+def test_an_account_whose_run_stops_is_reported_and_the_others_are_applied(
+    config: Path, three: Sandbox, tmp_path: Path
+) -> None:
+    path = export(tmp_path)
+    edits = edit_three(path)
+    plans = toolkit.plan_accounts(path)
+    refused = toolkit.connect(api_key="zzzz-wrong-zzzz", base_url=three.url, retries=0)
+    result = plans.apply({"b": refused}, progress=False)
+    assert not result.ok and list(result.results) == ["a", "c"] and list(result.errors) == ["b"]
+    assert "zzzz-wrong" not in result.errors["b"] and "was refused" in result.errors["b"]
+    assert "account b: stopped" in result.summary()
+    assert shows(edits) == {"a": True, "b": False, "c": True}

@@ -73,9 +73,11 @@ PUBLIC: dict[str, str] = {
     "read_stats": "toolkit.stats",
     "load_rules": "toolkit.rules",
     "evaluate_rules": "toolkit.rules",
+    "evaluate_rules_set": "toolkit.rules",
     "backtest": "toolkit.rules",
     # bid reports (pandas)
     "BidReport": "toolkit.reports",
+    "SetReport": "toolkit.reports",
     "bid_report": "toolkit.reports",
     "price_history": "toolkit.reports",
 }

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..errors import PlanRefused, ToolkitError
+from ..text import single_spaced
 from .guards import DEFAULT_MAX_ARCHIVE, GUARDS, archived
 from .outcomes import ApplyResult
 from .plan import Plan
@@ -263,7 +264,7 @@ def apply_set(
                 undoes=plans.undoes.get(name),
             )
         except ToolkitError as exc:
-            result.errors[name] = " ".join(str(exc).split())
+            result.errors[name] = single_spaced(exc)
     return result
 
 

@@ -13,10 +13,12 @@ Modules: :mod:`~toolkit.reports.units` (price units, CPM <-> CPC),
 :mod:`~toolkit.reports.queries` (price queries from targeting, asked once each),
 :mod:`~toolkit.reports.frame` (the report's columns), :mod:`~toolkit.reports.proposals`,
 :mod:`~toolkit.reports.sensitivity`, :mod:`~toolkit.reports.history` (the price history) and
-:mod:`~toolkit.reports.report` (``bid_report``, ``BidReport``).
+:mod:`~toolkit.reports.report` (``bid_report``, ``BidReport``) and
+:mod:`~toolkit.reports.over_set` (a report of a set of accounts, ``SetReport``).
 """
 
 from .history import price_history
+from .over_set import SetReport
 from .report import BidReport, bid_report
 
-__all__ = ["BidReport", "bid_report", "price_history"]
+__all__ = ["BidReport", "SetReport", "bid_report", "price_history"]

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..bulk.workbook.actions_templates import COLUMNS as ACTION_COLUMNS
+from ..frames.account_set import ACCOUNT, stacked
 from ..frames.cells import excel_text
 from . import money, profit_view, view
 from .parts import PROPOSALS, Parts, action_rows, old_bid_column, parts, proposal_totals
@@ -281,8 +282,23 @@ def _rules_sheet(wb: Any, rules: pd.DataFrame | None) -> None:
 
 def _proposal_sheet(wb: Any, to: str, proposal: pd.DataFrame) -> None:
     """The action rows of a proposal, with the campaign's name, the old bid and any other
-    column of the proposal beside them (the action workbook's reader reads only its own)."""
+    column of the proposal beside them (the action workbook's reader reads only its own);
+    a proposal of several accounts has each row's ``account`` first."""
     ws = wb.create_sheet(PROPOSALS.get(to, to)[:31])
+    if ACCOUNT in proposal.columns:
+        given = proposal[ACCOUNT].astype(str)
+        parts = {n: _proposal_rows(proposal[given == n]) for n in dict.fromkeys(given)}
+        table = stacked(parts, _proposal_rows(proposal.iloc[:0]))
+    else:
+        table = _proposal_rows(proposal)
+    write_table(ws, table)
+    ws.freeze_panes = "A2"
+    _widths(ws, table)
+
+
+def _proposal_rows(proposal: pd.DataFrame) -> pd.DataFrame:
+    """The action rows of one account's proposal, with its other columns beside them."""
+    proposal = proposal.drop(columns=[ACCOUNT], errors="ignore")
     actions = pd.DataFrame(action_rows(proposal), columns=list(ACTION_COLUMNS))
     moved = proposal[proposal["new_bid"].notna()]
     keyed = moved.set_index(["campaign_id", country_column()])
@@ -291,10 +307,7 @@ def _proposal_sheet(wb: Any, to: str, proposal: pd.DataFrame) -> None:
     extra = keyed.reindex(keys)[[c for c in keyed.columns if c not in skip]].reset_index(drop=True)
     old = old_bid_column(proposal)
     extra = extra.rename(columns={old: "old_bid"}) if old in extra else extra
-    table = pd.concat([actions, extra], axis=1)
-    write_table(ws, table)
-    ws.freeze_panes = "A2"
-    _widths(ws, table)
+    return pd.concat([actions, extra], axis=1)
 
 
 def to_excel(report: Any, path: str | os.PathLike[str], *, title: str | None = None) -> Path:

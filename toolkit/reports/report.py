@@ -27,7 +27,8 @@ from ..bulk.workbook.actions_templates import write_template
 from ..client import Client
 from ..client import connect as connect_client
 from ..errors import PlanRefused
-from ..frames import Account, load_account, load_balance
+from ..frames import Account, AccountSet, load_account, load_balance
+from ..frames.set_inputs import is_set
 from . import files, money, rule_rows, view
 from . import frame as report_frame
 from . import history as price_store
@@ -35,6 +36,7 @@ from . import live as live_rows
 from . import profit_proposals as profit_plan
 from . import proposals as proposal
 from . import sensitivity as sens
+from .over_set import SetReport, set_report
 from .queries import Answer, Query, ask_all, build_query, campaign_targeting, query_codes
 from .style import NOT_COMPARABLE, states
 from .units import Ctr, check_ctr
@@ -352,10 +354,11 @@ def _history(
 
 
 def bid_report(
-    source: Client | Account,
-    campaign_ids: Sequence[int] | None = None,
+    source: Client | Account | AccountSet | Mapping[str, Client],
+    campaign_ids: Sequence[int] | Mapping[str, Sequence[int]] | None = None,
     *,
     client: Client | None = None,
+    clients: Mapping[str, Client] | None = None,
     overpay: float = DEFAULT_OVERPAY,
     tolerance: float = DEFAULT_TOLERANCE,
     ctr: float | Mapping[str, float] | None = None,
@@ -366,7 +369,7 @@ def bid_report(
     include: str = "live",
     stats: Any = None,
     payouts: Any = None,
-) -> BidReport:
+) -> BidReport | SetReport:
     """Every country bid of the campaigns against the minimum and recommended price.
 
     ``source`` is a client (the account is loaded with ``mode="full"``, the campaigns
@@ -391,11 +394,43 @@ def bid_report(
     them and every face of the report says how many. ``include="all"`` takes every campaign.
 
     ``stats`` (a stats frame or export) and ``payouts`` join statistics: :mod:`.profit`.
+
+    Several accounts (an :class:`~toolkit.AccountSet` with ``clients={name: client}``, else
+    each connected by its profile name; or a mapping of names to clients): one report per
+    account with its own client, a :class:`~toolkit.reports.over_set.SetReport`.
     """
     live_rows.check_include(include)
     check_ctr(ctr)
     check_bounds(overpay, tolerance)
+    kw = {"overpay": overpay, "tolerance": tolerance, "ctr": ctr, "progress": progress}
+    kw |= {"history": history, "sensitivity": sensitivity, "workers": workers, "include": include}
+    if is_set(source):
+        kw |= {"stats": stats, "payouts": payouts, "client": client, "clients": clients}
+        return set_report(_account_report, source, campaign_ids, **kw)
+    if clients is not None:
+        raise ValueError("clients= goes with a set of accounts; one account takes client=")
     stats, payouts = profit_plan.read_inputs(stats, payouts)  # refused before any price call
+    return _account_report(source, campaign_ids, client=client, stats=stats, payouts=payouts, **kw)
+
+
+def _account_report(
+    source: Client | Account,
+    campaign_ids: Sequence[int] | None,
+    *,
+    client: Client | None,
+    overpay: float,
+    tolerance: float,
+    ctr: float | Mapping[str, float] | None,
+    progress: bool,
+    history: str | os.PathLike[str] | None,
+    sensitivity: bool,
+    workers: int,
+    include: str,
+    stats: pd.DataFrame | None,
+    payouts: pd.DataFrame | None,
+) -> BidReport:
+    """The report of one account (:func:`bid_report`), its options checked and its
+    statistics read already."""
     account, client = _source(source, campaign_ids, client, progress)
     rows, left_out = live_rows.split(report_frame.rows_of(account, campaign_ids), include)
     queries = row_queries(account, rows)

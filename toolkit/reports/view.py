@@ -87,6 +87,7 @@ def table_columns(frame: pd.DataFrame) -> list[str]:
     """The columns of :data:`TABLE_COLUMNS` that ``frame`` has (the bid kind's own name),
     then :data:`PROFIT_TABLE_COLUMNS` when it was joined to statistics."""
     wanted = [country_column() if c == "<bid kind>" else c for c in TABLE_COLUMNS]
+    wanted.insert(0, "account")  # a report of several accounts: each row's, first
     if "profit_zone" in frame.columns and frame["profit_zone"].notna().any():
         wanted += list(PROFIT_TABLE_COLUMNS)
     return [c for c in wanted if c in frame.columns]

@@ -7,6 +7,8 @@
 - :mod:`~toolkit.rules.decide`: statistics to decisions with their evidence
   (:func:`toolkit.rules.decide.decide`);
 - :mod:`~toolkit.rules.evaluate`: decisions to a plan (:func:`evaluate_rules`);
+- :mod:`~toolkit.rules.over_set`: rules over the statistics of a set of accounts, a plan per
+  account (:func:`evaluate_rules_set`);
 - :mod:`~toolkit.rules.fit`: what of the statistics does not fit (items the service does not
   take, campaigns the account does not have, rows the reader skipped: ``result.fit``);
 - :mod:`~toolkit.rules.memory`: what rules remember of their runs (a ``factor`` step made
@@ -38,6 +40,7 @@ from .evidence import (
 )
 from .matching import match_cost_saved
 from .model import ACTIONS, METRICS, Clause, Rule, load_rules
+from .over_set import SetRulesResult, evaluate_rules_set
 
 __all__ = [
     "ACTIONS",
@@ -48,11 +51,13 @@ __all__ = [
     "Clause",
     "Rule",
     "RulesResult",
+    "SetRulesResult",
     "Stats",
     "backtest",
     "break_even_rate",
     "clicks_for_confidence",
     "evaluate_rules",
+    "evaluate_rules_set",
     "evidence_frame",
     "fit_beta_prior",
     "load_rules",

@@ -33,6 +33,7 @@ import pandas as pd
 
 from ...errors import ConfigError, PlanRefused, WorkbookError, WorkbookProblem
 from ...frames.account import CAMPAIGN_COLUMN, TABLES
+from ...text import single_spaced
 from ..guards import DEFAULT_MAX_ARCHIVE
 from ..plan import make_plan
 from ..plan_set import PlanSet, check_set_guards, refused_in
@@ -251,7 +252,7 @@ def _row_names(
     out: list[str] = []
     for i, cid in enumerate(ids):
         cell = None if where is None else where.cells[i]
-        written = None if is_empty(cell) else " ".join(str(cell).split())
+        written = None if is_empty(cell) else single_spaced(cell)
         campaign = None if pd.isna(cid) else owner.get(int(cid))
         name = campaign or written
         problem = _account_problem(written, campaign, cid, accounts)
