@@ -26,6 +26,7 @@ import argparse
 import multiprocessing as mp
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -41,6 +42,15 @@ def _serve(campaigns: int, accounts: int, latency_ms: float, rate: int | None, q
     q.put((sb.url, sb.api_keys[1:]))
     stop.wait()
     sb.stop()
+
+
+def cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) a process used so far (Linux /proc), NaN elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def stats(url: str) -> dict[str, Any]:
@@ -77,9 +87,10 @@ def run(args: argparse.Namespace) -> None:
         for _ in range(args.repeat):  # alternated, best of each: the machine's load varies
             requests.delete(f"{url}/_sandbox/stats", timeout=30)
             set_clients = clients(url, keys, args.workers)
-            t = time.perf_counter()
+            t, mine, theirs = time.perf_counter(), time.process_time(), cpu_of(proc.pid)
             loaded = toolkit.load_accounts(set_clients, workers=args.workers, progress=False)
             together.append(time.perf_counter() - t)
+            cpu = (time.process_time() - mine, cpu_of(proc.pid) - theirs)
             answered = stats(url)
             one_by_one = clients(url, keys, args.workers)
             t = time.perf_counter()
@@ -98,6 +109,10 @@ def run(args: argparse.Namespace) -> None:
             f" {len(loaded.campaigns)} campaigns, {limited} answers 429"
         )
         print(f"  load_account of each in turn: {best_seq:.2f} s")
+        print(
+            f"  CPU per request (last load_accounts): client {cpu[0] / n * 1000:.2f} ms,"
+            f" sandbox {cpu[1] / n * 1000:.2f} ms"
+        )
         bound = n * args.latency_ms / 1000 / args.workers
         if rate:
             bound = max(bound, max(answered["by_account"].values()) / rate)

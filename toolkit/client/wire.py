@@ -81,7 +81,10 @@ class Answer:
             text = content.decode(encoding, errors="replace")
         except LookupError:  # a charset Python does not know
             text = content.decode("utf-8", errors="replace")
-        headers = CaseInsensitiveDict({k: redact(v, key) for k, v in response.headers.items()})
+        headers = CaseInsensitiveDict(response.headers)
+        every = "\n".join(headers.values())  # one redaction for all, each only if it finds one
+        if redact(every, key) != every:
+            headers = CaseInsensitiveDict({k: redact(v, key) for k, v in headers.items()})
         text = key.redact(text, long_only=True) if 200 <= status < 300 else redact(text, key)
         return cls(status, headers, text, len(content), redact(response.url or "", key))
 
