@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from ...errors import ConfigError, PlanRefused, WorkbookError, WorkbookProblem
@@ -248,21 +249,22 @@ def _row_names(
     or an account the workbook does not hold, is a problem."""
     df = tables.desired[table]
     where = tables.row_accounts.get(table)
+    cells = where.cells if where is not None else [None] * len(df)
+    spelled = {v: None if is_empty(v) else single_spaced(v) for v in set(cells)}
+    written = pd.Series([spelled[v] for v in cells], index=df.index, dtype=object)
     ids = df[CAMPAIGN_COLUMN[table]]
-    out: list[str] = []
-    for i, cid in enumerate(ids):
-        cell = None if where is None else where.cells[i]
-        written = None if is_empty(cell) else single_spaced(cell)
-        campaign = None if pd.isna(cid) else owner.get(int(cid))
-        name = campaign or written
-        problem = _account_problem(written, campaign, cid, accounts)
-        if problem is not None or name is None:
-            sheet, row = (where.sheets[i], where.rows[i]) if where is not None else (table, None)
-            message = problem or "no account: name the account of the row"
-            problems.append(WorkbookProblem(sheet, row, ACCOUNT_COLUMN, cell, message))
-            continue
-        out.append(name)
-    return out
+    mapped = ids.map(owner)
+    campaign = mapped.astype(object).where(mapped.notna(), None)
+    named = campaign.where(campaign.notna(), written)
+    odd = written.notna() & (
+        ~written.isin(list(accounts)) | (campaign.notna() & written.ne(campaign))
+    )
+    for i in np.flatnonzero((odd | named.isna()).to_numpy()):
+        problem = _account_problem(written.iloc[i], campaign.iloc[i], ids.iloc[i], accounts)
+        sheet, row = (where.sheets[i], where.rows[i]) if where is not None else (table, None)
+        message = problem or "no account: name the account of the row"
+        problems.append(WorkbookProblem(sheet, row, ACCOUNT_COLUMN, cells[i], message))
+    return named.tolist()
 
 
 def _account_problem(
