@@ -284,3 +284,37 @@ def test_an_account_whose_run_stops_is_reported_and_the_others_are_applied(
     assert "zzzz-wrong" not in result.errors["b"] and "was refused" in result.errors["b"]
     assert "account b: stopped" in result.summary()
     assert shows(edits) == {"a": True, "b": False, "c": True}
+
+
+def test_a_set_cut_off_before_its_last_accounts_is_finished_by_repair(
+    config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every account's run is journaled before the set's first call: a set killed after its
+    first account leaves the others' runs unfinished, and repair of the set finishes them."""
+    import toolkit.bulk.apply as apply_module
+
+    path = export(tmp_path)
+    edits = edit_three(path)
+    plans = toolkit.plan_accounts(path)
+    real, applied = apply_module.apply_plan, []
+
+    def killed_after_one(plan: Any, client: Any, **options: Any) -> Any:
+        if applied:
+            raise KeyboardInterrupt  # the process is stopped here
+        applied.append(plan.profile)
+        return real(plan, client, **options)
+
+    monkeypatch.setattr(apply_module, "apply_plan", killed_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        plans.apply(progress=False)
+    monkeypatch.setattr(apply_module, "apply_plan", real)
+    assert shows(edits) == {"a": True, "b": False, "c": False}
+    runs = Journal().runs()
+    (set_id,) = set(runs["run_set"])
+    states = dict(zip(runs["profile"], runs["state"], strict=True))
+    assert states == {"a": "finished", "b": "unfinished", "c": "unfinished"}
+    assert runs.set_index("profile").loc[["b", "c"], "sent"].fillna(0).tolist() == [0, 0]
+    repaired = toolkit.repair_set(set_id, progress=False)
+    assert repaired.ok and list(repaired.results) == ["b", "c"]
+    assert shows(edits) == dict.fromkeys(NAMES, True)
+    assert len(toolkit.plan_accounts(path)) == 0

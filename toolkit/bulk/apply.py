@@ -106,6 +106,7 @@ def apply_plan(
     journal: Journal | str | None = "default",
     verify: bool = True,
     undoes: str | None = None,
+    run_id: str | None = None,
 ) -> ApplyResult:
     """Send every call of ``plan`` in order and report each campaign and item.
 
@@ -116,15 +117,14 @@ def apply_plan(
     sent and its outcomes as they arrive, so that :func:`toolkit.undo` and
     :func:`toolkit.history` work after the client was killed mid-apply. ``undoes`` names the
     run this one undoes (``history()`` shows it). A plan made on another service or account
-    than ``client``'s is refused first (:mod:`toolkit.bulk.plan_account`).
+    than ``client``'s is refused first (:mod:`toolkit.bulk.plan_account`). ``run_id`` is a
+    run journaled already by :func:`start_run` (a run of a set of accounts), applied now.
     """
     from tqdm.auto import tqdm
 
-    check_plan_bound(plan, client)  # another account's plan: refused before the journal
     book = open_journal(journal) if journal is not None else None
-    run_id = book.start_run(client, plan, undoes) if book is not None else None
-    if book is not None:  # why each change is made (a rule and its data), before any call
-        book.add_provenance(run_id, getattr(plan, "provenance", ()))
+    if run_id is None:
+        run_id = start_run(plan, client, book, undoes)
     sender = _JournaledSender(_Runner(client), book, run_id, len(plan.calls))
     result = ApplyResult(run_id=run_id, changes=list(plan.edits()))  # what its counts count
     dropped: dict[tuple[str, int, Any], float] = {}
@@ -144,6 +144,20 @@ def apply_plan(
     if book is not None:
         book.finish_run(run_id, result, result.outcomes)
     return result
+
+
+def start_run(
+    plan: Plan, client: Client, book: Journal | None, undoes: str | None = None
+) -> str | None:
+    """Refuse a plan of another account than ``client``'s, then journal the run whole (its
+    calls, and why each change is made) before any call is sent; its id (None without a
+    journal). A run of a set of accounts starts every account's run this way first."""
+    check_plan_bound(plan, client)  # another account's plan: refused before the journal
+    if book is None:
+        return None
+    run_id = book.start_run(client, plan, undoes)
+    book.add_provenance(run_id, getattr(plan, "provenance", ()))
+    return run_id
 
 
 def _apply_call(

@@ -238,10 +238,12 @@ def apply_set(
     set_id: str | None = None,
 ) -> SetResult:
     """Apply each account's plan in turn with its own client, as journaled runs linked by one
-    set id. An account whose run stops on an error (its key refused, the service gone) is
-    listed in ``errors`` and the next account is applied: each account's run is complete or
-    finished by ``repair`` on its own."""
-    from .apply import apply_plan
+    set id. Every account's run is journaled whole before the first call of the set is sent,
+    so a set cut off half-way (the process killed) leaves each account's run unfinished, and
+    :func:`~toolkit.bulk.undo_set.repair_set` finishes every one of them, those not begun
+    too. An account whose run stops on an error (its key refused, the service gone) is
+    listed in ``errors`` and the next account is applied."""
+    from .apply import apply_plan, start_run
     from .journal import open_journal
 
     given = dict(plans.clients) | dict(clients or {})
@@ -250,18 +252,25 @@ def apply_set(
         raise ToolkitError(f"no client for account(s) {', '.join(missing)}; nothing sent")
     book = open_journal(journal) if journal is not None else None
     result = SetResult(set_id=set_id or new_set_id())
-    for name, plan in plans.plans.items():
+    started: dict[str, str | None] = {}
+    for name, plan in plans.plans.items():  # every account's run journaled before any call
         if not len(plan):
             continue
         plan.run_set, plan.profile = result.set_id, name
         try:
+            started[name] = start_run(plan, given[name], book, plans.undoes.get(name))
+        except ToolkitError as exc:
+            result.errors[name] = single_spaced(exc)
+    for name, run_id in started.items():
+        try:
             result.results[name] = apply_plan(
-                plan,
+                plans.plans[name],
                 given[name],
                 progress=progress,
                 journal=book,
                 verify=verify,
                 undoes=plans.undoes.get(name),
+                run_id=run_id,
             )
         except ToolkitError as exc:
             result.errors[name] = single_spaced(exc)
