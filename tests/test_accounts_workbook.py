@@ -318,3 +318,40 @@ def test_a_set_cut_off_before_its_last_accounts_is_finished_by_repair(
     assert repaired.ok and list(repaired.results) == ["b", "c"]
     assert shows(edits) == dict.fromkeys(NAMES, True)
     assert len(toolkit.plan_accounts(path)) == 0
+
+
+def test_a_sets_tables_edited_in_pandas_are_planned_per_account_three_ways(
+    config: Path, three: Sandbox
+) -> None:
+    accounts = toolkit.load_accounts("all", progress=False)
+    bids = accounts.countries.copy()
+    first = bids.groupby("account", sort=False).head(1).index  # one bid of each account
+    bids.loc[first, "bid"] = (bids.loc[first, "bid"] * 1.2).round(4)
+    # meanwhile another bid of b is changed in the account: the set's base says it is no edit
+    other = bids[(bids["account"] == "b") & ~bids.index.isin(first)].iloc[0]
+    with toolkit.connect(profile="b") as b:
+        own = toolkit.load_account(b, progress=False).countries
+        own.loc[
+            (own["campaign_id"] == other["campaign_id"]) & (own["country"] == other["country"]),
+            "bid",
+        ] = 2.5
+        assert toolkit.plan(b, {"countries": own}).apply(b, progress=False).ok
+    plans = toolkit.plan_accounts({"countries": bids}, base=accounts)
+    assert plans.counts()["changes"].tolist() == [1, 1, 1]
+    changes = plans.changes()
+    wanted = bids.loc[first, ["account", "campaign_id", "country", "bid"]]
+    assert sorted(
+        zip(changes["account"], changes["campaign_id"], changes["key"], changes["new"], strict=True)
+    ) == (sorted(wanted.itertuples(index=False, name=None)))
+    assert plans.apply(progress=False).ok and three.foreign_calls() == []
+    later = live("b").countries.set_index(["campaign_id", "country"])["bid"]
+    assert later[(other["campaign_id"], other["country"])] == 2.5  # left as it was changed
+    for row in wanted.itertuples(index=False):
+        live_bids = live(row.account).countries.set_index(["campaign_id", "country"])["bid"]
+        assert abs(live_bids[(row.campaign_id, row.country)] - row.bid) < 1e-9
+    # a row of an account not in the set, or a table without the account column: refused
+    stray = bids.assign(account=bids["account"].where(bids.index != first[0], "zz"))
+    with pytest.raises(ValueError, match=r"names accounts not in the set: 'zz' \(1 rows\)"):
+        toolkit.plan_accounts({"countries": stray}, base=accounts)
+    with pytest.raises(ValueError, match="table countries has no 'account' column"):
+        toolkit.plan_accounts({"countries": bids.drop(columns="account")}, accounts=["a"])

@@ -17,7 +17,7 @@ at a time (:mod:`toolkit.bulk.undo_set`).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from html import escape
@@ -223,6 +223,114 @@ def check_set_guards(
 def refused_in(name: str, exc: PlanRefused) -> PlanRefused:
     """An account's guard refusal, its details naming the account."""
     return PlanRefused(exc.guard, [f"account {name}: {d}" for d in exc.details], rule=exc.rule)
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def plan_each(
+    desired: Mapping[str, Any],
+    clients: Mapping[str, Client],
+    *,
+    bases: Mapping[str, Any] | None = None,
+    allow: Any = (),
+    **options: Any,
+) -> PlanSet:
+    """Each account's ``desired`` tables planned with its own client
+    (:func:`~toolkit.bulk.plan.make_plan`, three ways against ``bases[name]`` when given),
+    a guard's refusal naming the account, then the guards of the whole set."""
+    from .plan import make_plan
+
+    plans = {}
+    for name, tables in desired.items():
+        base = None if bases is None else bases.get(name)
+        try:
+            plans[name] = make_plan(clients[name], tables, base, allow=allow, **options)
+        except PlanRefused as exc:
+            raise refused_in(name, exc) from None
+    check_set_guards(plans, allow, options.get("max_archive", DEFAULT_MAX_ARCHIVE))
+    return PlanSet(plans, clients={n: clients[n] for n in desired})
+
+
+def split_tables(
+    tables: Mapping[str, pd.DataFrame], names: Sequence[str], what: str = "the tables"
+) -> dict[str, dict[str, pd.DataFrame]]:
+    """Tables of a set (``account`` first) as each account's own tables, without the column,
+    for the accounts ``names``. A table without the column, or a row naming no account of
+    ``names``, is a :class:`ValueError` that says which table and how many rows."""
+    out: dict[str, dict[str, pd.DataFrame]] = {n: {} for n in names}
+    for table, df in tables.items():
+        if ACCOUNT not in df.columns:
+            raise ValueError(
+                f"{what}: table {table} has no {ACCOUNT!r} column: a set's tables name each"
+                " row's account (toolkit.load_accounts gives them so)"
+            )
+        accounts = df[ACCOUNT].astype(object)
+        stray = accounts[~accounts.isin(list(names))]
+        if len(stray):
+            counts = stray.fillna("<empty>").value_counts()
+            shown = ", ".join(f"{v!r} ({n} rows)" for v, n in counts.head(5).items())
+            raise ValueError(
+                f"{what}: table {table} names accounts not in the set: {shown}; the accounts"
+                f" are {', '.join(names)}"
+            )
+        rest = df.drop(columns=ACCOUNT)
+        for name in names:
+            out[name][table] = rest[accounts.eq(name).to_numpy()].reset_index(drop=True)
+    return out
+
+
+def plan_tables(
+    tables: Mapping[str, pd.DataFrame],
+    clients: Mapping[str, Client] | None = None,
+    *,
+    base: Any = None,
+    accounts: Sequence[str] | None = None,
+    allow: Any = (),
+    **options: Any,
+) -> PlanSet:
+    """Plan a set's tables edited in pandas (each with ``account`` first, as an
+    :class:`~toolkit.frames.AccountSet` gives them): each account's rows with its own client
+    (``clients``, else connected by profile name), three ways against ``base`` (the
+    :class:`~toolkit.frames.AccountSet` they were taken from, or its tables) when given.
+
+    >>> accounts = toolkit.load_accounts("all")                         # doctest: +SKIP
+    >>> bids = accounts.countries.assign(bid=lambda d: d["bid"] * 1.1)  # doctest: +SKIP
+    >>> plans = toolkit.plan_accounts({"countries": bids}, base=accounts)  # doctest: +SKIP
+    """
+    names = list(accounts) if accounts is not None else _named(tables, clients)
+    if clients is None:  # a name no profile has is a row of no account of the set
+        from ..client.client import profiles
+
+        names = [n for n in names if n in set(profiles())]
+    if accounts is not None:  # the rows of the other accounts are not planned
+        tables = {
+            t: df[df[ACCOUNT].isin(names)] if ACCOUNT in df else df for t, df in tables.items()
+        }
+    desired = split_tables(tables, names)
+    bases = None
+    if base is not None:
+        stacked = {t: base.table(t) for t in tables} if hasattr(base, "members") else base
+        bases = split_tables({t: stacked[t] for t in tables}, names, "the base")
+    if clients is None:
+        from ..client.client import connect
+
+        clients = {n: connect(profile=n) for n in names}
+    lacking = [n for n in names if n not in clients]
+    if lacking:
+        raise ToolkitError(f"no client for account(s) {', '.join(lacking)}; nothing planned")
+    return plan_each(desired, clients, bases=bases, allow=allow, **options)
+
+
+def _named(tables: Mapping[str, pd.DataFrame], clients: Mapping[str, Client] | None) -> list[str]:
+    """The accounts of a set's tables: those of ``clients``, else every name in the rows."""
+    if clients is not None:
+        return list(clients)
+    seen: dict[str, None] = {}
+    for df in tables.values():
+        if ACCOUNT in df.columns:
+            seen.update(dict.fromkeys(str(v) for v in df[ACCOUNT].dropna().unique()))
+    return list(seen)
 
 
 # --------------------------------------------------------------------------- apply

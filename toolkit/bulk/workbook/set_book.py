@@ -32,12 +32,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ConfigError, PlanRefused, WorkbookError, WorkbookProblem
+from ...errors import ConfigError, WorkbookError, WorkbookProblem
 from ...frames.account import CAMPAIGN_COLUMN, TABLES
 from ...text import single_spaced
-from ..guards import DEFAULT_MAX_ARCHIVE
-from ..plan import make_plan
-from ..plan_set import PlanSet, check_set_guards, refused_in
+from ..plan_set import PlanSet, plan_each, plan_tables
 from .account import ACCOUNT_KEY, ACCOUNTS_KEY, user_id
 from .book import WorkbookTables, read_workbook
 from .cells import Book, is_empty
@@ -309,7 +307,7 @@ def _member(
 
 
 def plan_accounts(
-    book: SetWorkbook | str | os.PathLike[str],
+    book: SetWorkbook | str | os.PathLike[str] | Mapping[str, pd.DataFrame],
     clients: Mapping[str, Client] | None = None,
     *,
     accounts: Sequence[str] | None = None,
@@ -324,20 +322,20 @@ def plan_accounts(
     than the guard allows. ``options`` go to :func:`~toolkit.bulk.plan.make_plan` for each
     account.
 
+    Tables of a set edited in pandas (a dict of tables with ``account`` first) are planned
+    the same way, three ways against ``base=`` (the set they came from) when given: see
+    :func:`~toolkit.bulk.plan_set.plan_tables`.
+
     >>> plans = plan_accounts("agency.xlsx")                         # doctest: +SKIP
     >>> plans.changes()                                                   # doctest: +SKIP
     """
+    if isinstance(book, Mapping):
+        return plan_tables(book, clients, accounts=accounts, allow=allow, **options)
     found = book if isinstance(book, SetWorkbook) else read_set_workbook(book)
     chosen = _chosen(found, accounts)
     given = dict(clients) if clients is not None else _connect(found, chosen)
-    plans = {}
-    for name in chosen:
-        try:
-            plans[name] = make_plan(given[name], found.members[name], allow=allow, **options)
-        except PlanRefused as exc:
-            raise refused_in(name, exc) from None
-    check_set_guards(plans, allow, options.get("max_archive", DEFAULT_MAX_ARCHIVE))
-    return PlanSet(plans, clients={n: given[n] for n in chosen})
+    members = {n: found.members[n] for n in chosen}
+    return plan_each(members, given, allow=allow, **options)
 
 
 def _chosen(found: SetWorkbook, accounts: Sequence[str] | None) -> list[str]:
