@@ -19,20 +19,7 @@ def profile_client(args: argparse.Namespace, account: str) -> Any:
 
     from .client.profiles import ALL
 
-    given = [
-        option
-        for option, attr in (
-            ("--api-key", "api_key"),
-            ("--api-key-file", "api_key_file"),
-            ("--ask-api-key", "ask_api_key"),
-            ("--base-url", "base_url"),
-        )
-        if getattr(args, attr, None)
-    ]
-    if given:
-        raise toolkit.ConfigError(
-            f"--account brings its own key and URL: leave out {', '.join(given)}"
-        )
+    _refuse_key_options(args, "--account")
     if account == ALL or "," in account:
         raise toolkit.ConfigError(
             f"--account {account}: {args.command} works on one account; name one of"
@@ -49,7 +36,8 @@ def several(account: str | None) -> bool:
 
 
 def _refuse_key_options(args: argparse.Namespace, what: str) -> None:
-    """A set works with its profiles' keys: a key or URL option is refused."""
+    """``--account`` brings each account's key and URL (its profile): a key or URL option
+    given too is refused, naming the options."""
     import toolkit
 
     given = [
