@@ -335,10 +335,17 @@ def _report_bids(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     history = None if args.no_history else "default"
-    stats = None if args.stats is None else _input_file(args.stats, "the statistics export")
-    if args.payouts is not None and stats is None:
+    if several(args.account):
+        from .cli_sets import report_set
+
+        return report_set(args, path, REPORT_FORMATS[fmt], ctr=ctr, history=history)
+    from .cli_rules import one_value
+
+    stats, payouts = one_value(args.stats, "--stats"), one_value(args.payouts, "--payouts")
+    stats = None if stats is None else _input_file(stats, "the statistics export")
+    if payouts is not None and stats is None:
         raise CliError("--payouts: the payouts go with --stats FILE (the tracker's statistics)")
-    payouts = None if args.payouts is None else _input_file(args.payouts, "the payouts table")
+    payouts = None if payouts is None else _input_file(payouts, "the payouts table")
     report = toolkit.bid_report(
         _client(args), args.campaigns, overpay=args.overpay, ctr=ctr, history=history,
         progress=sys.stderr.isatty(), stats=stats, payouts=payouts, include=args.include,
@@ -370,8 +377,8 @@ def _report_parser(sub: argparse._SubParsersAction) -> None:
         "--include", choices=("live", "all"), default="live",
         help="live: started and approved campaigns (default); all: every campaign",
     )  # fmt: skip
-    bids.add_argument("--stats", default=None, help="tracker statistics: profit per bid")
-    bids.add_argument("--payouts", default=None, help="payouts table (campaign_id,country,payout)")
+    bids.add_argument("--stats", action="append", help="tracker statistics: profit per bid")
+    bids.add_argument("--payouts", action="append", help="payouts (campaign_id,country,payout)")
     _account_options(bids)
     bids.set_defaults(func=_report_bids)
 
@@ -386,8 +393,9 @@ def _run_parsers(sub: argparse._SubParsersAction) -> None:
 
 def _rules_parser(sub: argparse._SubParsersAction) -> None:
     from .cli_rules import Conventions, add_rules_parser
+    from .cli_sets import rules_set
 
-    conventions = Conventions(_account_options, _journal_option, _client, _ask, GUARDS)
+    conventions = Conventions(_account_options, _journal_option, _client, _ask, GUARDS, rules_set)
     add_rules_parser(sub, conventions)  # rules over tracker statistics: toolkit/cli_rules.py
 
 
@@ -498,8 +506,8 @@ def _account_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="a named account of the config file's [profiles.NAME] tables, with its own key and"
         " URL (with no key configured: the built-in sandbox's accounts, such as"
-        " northwind-media); 'all' or names separated by commas for export, and for a"
-        " workbook or run of several accounts; see docs/accounts.md",
+        " northwind-media); 'all' or names separated by commas for export, report bids,"
+        " rules, and a workbook or run of several accounts; see docs/accounts.md",
     )
 
 

@@ -37,14 +37,16 @@ DECISION_SUFFIXES: tuple[str, ...] = (".csv", ".xlsx")
 class Conventions:
     """What the command borrows from :mod:`toolkit.cli`: the account options (key, base URL)
     and the journal option of a parser, the client they give (``connect(args)``; no key
-    configured means the built-in sandbox), the confirmation (``ask(question, yes)``) and the
-    guards ``--allow`` may lift."""
+    configured means the built-in sandbox), the confirmation (``ask(question, yes)``), the
+    guards ``--allow`` may lift, and the command over several accounts
+    (``over_set(args, rules, conventions)``; None: one account only)."""
 
     account_options: Callable[[argparse.ArgumentParser], None]
     journal_option: Callable[[argparse.ArgumentParser], None]
     connect: Callable[[argparse.Namespace], Any]
     ask: Callable[[str, bool], bool]
     guards: tuple[str, ...]
+    over_set: Callable[[argparse.Namespace, list[Any], Conventions], int] | None = None
 
 
 def as_of_date(text: str) -> dt.date:
@@ -138,6 +140,18 @@ def some_rules(rules: list[Any], path: str | os.PathLike[str] | None = None) -> 
     return rules
 
 
+def one_value(values: list[str] | None, option: str) -> str | None:
+    """The one value of a repeatable option where one account takes one (None: not given)."""
+    if not values:
+        return None
+    if len(values) > 1:
+        raise CliError(
+            f"{option} given {len(values)} times: one account takes one file (several accounts:"
+            f" --account all with {option} NAME=FILE per account)"
+        )
+    return values[0]
+
+
 def date_format(text: str) -> str:
     """``--date-format %d/%m/%Y``: a strptime format with at least one directive."""
     if "%" not in text:
@@ -154,10 +168,9 @@ def read_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {"date_format": args.date_format, "decimal": args.decimal}
     if getattr(args, "column", None):
         options["columns"] = dict(args.column)
-    if getattr(args, "payouts", None) is not None:
-        options["payouts"] = _existing(
-            args.payouts, "the payouts table: campaign_id, country, payout"
-        )
+    payouts = one_value(getattr(args, "payouts", None), "--payouts")
+    if payouts is not None:
+        options["payouts"] = _existing(payouts, "the payouts table: campaign_id, country, payout")
     if args.campaign_map is not None:
         path = Path(args.campaign_map)
         if not path.is_file():
@@ -221,13 +234,32 @@ def write_decisions(decisions: pd.DataFrame, path: Path) -> Path:
     return write_csv(decisions, path)
 
 
+def _over_set(args: argparse.Namespace, conv: Conventions) -> bool:
+    """Whether the command runs over several accounts; the statistics checked given once,
+    after the rules file (``STATS``, or over several accounts ``--stats NAME=FILE``)."""
+    from .cli_accounts import several
+
+    if args.stats is not None:
+        check_order(args.rules, args.stats)
+    if conv.over_set is not None and several(args.account):
+        return True
+    if args.stats is None or args.stats_of:
+        raise CliError(
+            "one account takes one statistics export: campaign-toolkit rules RULES STATS"
+            " (--stats NAME=FILE is for several accounts: --account all or --account a,b)"
+        )
+    return False
+
+
 def run_rules(args: argparse.Namespace, conv: Conventions) -> int:
-    """The ``rules`` command: preview (and, with ``--apply``, apply) what the rules decide."""
+    """The ``rules`` command: preview (and, with ``--apply``, apply) what the rules decide;
+    over several accounts (``--account all``), ``conv.over_set``'s."""
     import toolkit
 
     from .cli_show import changes_path, show_plan, show_result
 
-    check_order(args.rules, args.stats)
+    if _over_set(args, conv):
+        return conv.over_set(args, some_rules(toolkit.load_rules(args.rules), args.rules), conv)
     rules = some_rules(toolkit.load_rules(args.rules), args.rules)  # named before connecting
     stats = stats_path(args.stats)
     read = read_options(args)
@@ -314,11 +346,12 @@ def read_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--payouts",
+        action="append",
         default=None,
         metavar="FILE",
         help="a payouts table (CSV or XLSX: campaign_id, country, payout in USD per"
         " conversion; country blank for every country): the break-even of campaigns without"
-        " conversions in the window",
+        " conversions in the window; over several accounts, NAME=FILE for each account",
     )
     p.add_argument(
         "--campaign-map",
@@ -326,6 +359,27 @@ def read_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="a file mapping the tracker's campaign ids to the network's (when the export"
         " names campaigns by the tracker's ids)",
+    )
+
+
+def stats_arguments(p: argparse.ArgumentParser) -> None:
+    """``STATS`` (one export; over several accounts, with an ``account`` column), or over
+    several accounts ``--stats NAME=FILE`` for each account."""
+    p.add_argument(
+        "stats",
+        nargs="?",
+        default=None,
+        help="the statistics export (.csv, .xlsx or .parquet); over several accounts, with an"
+        " 'account' column",
+    )
+    p.add_argument(
+        "--stats",
+        dest="stats_of",
+        action="append",
+        default=None,
+        metavar="NAME=FILE",
+        help="with --account all or a,b: account NAME's statistics export (repeatable),"
+        " instead of STATS",
     )
 
 
@@ -343,7 +397,7 @@ def add_rules_parser(sub: argparse._SubParsersAction, conv: Conventions) -> None
         " right: see --date-format, --decimal and --campaign-map.",
     )
     p.add_argument("rules", help="the rules file (.yaml, .yml, .json, or .xlsx with a rules sheet)")
-    p.add_argument("stats", help="the statistics export (.csv, .xlsx or .parquet)")
+    stats_arguments(p)
     p.add_argument("--apply", action="store_true", help="apply the plan (asks first)")
     p.add_argument("--yes", action="store_true", help="with --apply: apply without asking")
     p.add_argument(
@@ -389,6 +443,7 @@ __all__ = [
     "is_empty_file",
     "counts_text",
     "date_format",
+    "one_value",
     "decision_counts",
     "decisions_path",
     "output_path",
@@ -396,6 +451,7 @@ __all__ = [
     "read_options",
     "run_rules",
     "some_rules",
+    "stats_arguments",
     "stats_path",
     "write_decisions",
 ]

@@ -21,7 +21,7 @@ from .campaigns import CampaignMap, load_map
 from .engine import connect
 from .files import as_utf8, csv_form, file_kind, header, refuse, unique
 from .layouts import resolve
-from .read import LEVEL_NAMES, read_stats
+from .read import LEVEL_NAMES, read_stats, several_accounts
 from .schema import COUNTS, LEVELS, METRICS, stats_frame
 from .shape import announce, prepare_view, totals_reason
 
@@ -215,6 +215,7 @@ def _checked_file(
     (:func:`_summed_views`)."""
     where = str(path)
     headers = _views(con, path, stack)
+    _accounts(con, headers, where)
     mapping, skipped = prepare_view(con, headers, *read, where, None, True)
     counted = None if skipped is not None else totals_reason(con, mapping)
     found = _check(con, mapping, where, date_format, decimal, counted)
@@ -230,6 +231,19 @@ def _checked_file(
     if _typed_columns(seen, path):
         _summed_views(con, path, read, seen, stack)
     return seen
+
+
+def _accounts(con: Any, headers: Sequence[str], where: str) -> None:
+    """A file whose ``account`` column names several accounts is refused (one account's
+    rules would count them all as its own)."""
+    label = next((h for h in headers if str(h).strip().lower() == "account"), None)
+    if label is None:
+        return
+    rows = con.execute(
+        f"SELECT DISTINCT v FROM (SELECT {_col(label)} AS v FROM src)"
+        " WHERE v IS NOT NULL AND v <> '' ORDER BY v LIMIT 6"
+    ).fetchall()
+    several_accounts(label, [str(r[0]) for r in rows], where)
 
 
 def _typed_columns(seen: checked.Checked, path: Path) -> dict[str, str]:

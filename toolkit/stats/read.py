@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -172,11 +172,37 @@ def parse(
     """The statistics frame from an export already read as a DataFrame (see
     :func:`read_stats`)."""
     raw = raw.reset_index(drop=True)
+    refuse_several_accounts(raw, where)
     cmap = load_map(campaign_map)
     raw, mapping, skipped = prepare_frame(raw, columns, layout, cmap, where)
     check_options(date_format, decimal)
     parsed = _parsed(raw, mapping, where, date_format=date_format, decimal=decimal)
     return announce(parsed, skipped, where)
+
+
+def refuse_several_accounts(raw: pd.DataFrame, where: str | None) -> None:
+    """An export whose ``account`` column names several accounts is refused: read for one
+    account, every account's rows would count as that account's."""
+    labels = [c for c in raw.columns if str(c).strip().lower() == "account"]
+    if labels:
+        values = raw[labels[0]].astype(str).str.strip()
+        names = sorted(set(values[values != ""]) - {"nan", "None", "<NA>"})
+        several_accounts(str(labels[0]), names, where)
+
+
+def several_accounts(label: str, names: Sequence[str], where: str | None) -> None:
+    """Raise :class:`StatsError` when ``names`` (an ``account`` column's values) are more
+    than one account."""
+    if len(names) <= 1:
+        return
+    shown = ", ".join(names[:5]) + (" and more" if len(names) > 5 else "")
+    message = (
+        f"the {label!r} column names {'more than 5' if len(names) > 5 else len(names)}"
+        f" accounts ({shown}): read for one account, all their rows would count as its own;"
+        " run over the set (--account all, toolkit.rules.evaluate_rules_set, bid_report of"
+        " the set) or keep one account's rows"
+    )
+    raise StatsError([StatsProblem(None, label, None, message)], where)
 
 
 def _parsed(
