@@ -35,7 +35,7 @@ def config(three: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> P
     three.faults.clear()
     path = tmp_path / "config.toml"
     path.write_text(
-        f'[default]\nbase_url = "{three.url}"\nretries = 2\n'
+        f'[default]\nbase_url = "{three.url}"\nretries = 2\nbackoff = 0.01\nmax_backoff = 0.05\n'
         + "".join(
             f'[profiles.{n}]\napi_key = "{k}"\n' for n, k in zip(NAMES, three.api_keys, strict=True)
         ),
