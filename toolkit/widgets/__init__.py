@@ -7,12 +7,15 @@
 
 Every form (:class:`TargetingForm`, :class:`BidForm`, :class:`ListForm`) shares a campaign
 picker (:class:`CampaignPicker`), keeps its edits as tables, previews them as a plan, applies
-it with a progress bar (journaled) and undoes its last run. ``import toolkit`` does not import
+it with a progress bar (journaled) and undoes its last run. Over several accounts
+(``toolkit.widgets.open(accounts="all")``) the picker filters by account and a form's plan is
+one plan per account (:mod:`toolkit.widgets.form_accounts`). ``import toolkit`` does not import
 ipywidgets; ``import toolkit.widgets`` does.
 """
 
 from __future__ import annotations
 
+from .accounts import AccountsSession
 from .app import open
 from .bids import BidForm
 from .form import Form
@@ -22,6 +25,7 @@ from .session import Session
 from .targeting import TargetingForm
 
 __all__ = [
+    "AccountsSession",
     "BidForm",
     "CampaignPicker",
     "Form",

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .. import spec
+from ..frames.account_set import ACCOUNT
 from ..reports import bid_report
 from ..reports.zones import ZONES, zone
 from .edits import BID_EDITS, COUNTRIES, add_countries, drop_countries, new_bids
@@ -45,9 +46,18 @@ class BidForm(Form):
     key = "bids"
     title = "Country bids"
 
+    @property
+    def prices(self) -> pd.DataFrame | None:
+        """The prices asked (Get prices), of the account in focus over several accounts."""
+        return self._prices.get(self.focused)
+
+    @prices.setter
+    def prices(self, value: pd.DataFrame | None) -> None:
+        self._prices[self.focused] = value
+
     def build(self) -> list[w.Widget]:
         self.page = 0
-        self.prices: pd.DataFrame | None = None
+        self._prices: dict[str | None, pd.DataFrame | None] = {}
         self.report = None
         self.countries = w.SelectMultiple(options=[], rows=6, description="Countries")
         self.zone_filter = w.Dropdown(
@@ -85,13 +95,14 @@ class BidForm(Form):
         )
         for box in (self.countries, self.zone_filter):
             box.observe(lambda _c: self._guarded("filter", self._first_page), "value")
+        each = self.for_each_account  # over several accounts, once per account
         wire = {
-            self.prices_button: ("prices", self.ask_prices),
+            self.prices_button: ("prices", lambda: each(self.ask_prices)),
             self.prev_button: ("page", lambda: self._turn(-1)),
             self.next_button: ("page", lambda: self._turn(1)),
-            self.change_button: ("change bids", self.change),
-            self.add_button: ("add country", self.add_country),
-            self.remove_button: ("remove countries", self.remove_countries),
+            self.change_button: ("change bids", lambda: each(self.change)),
+            self.add_button: ("add country", lambda: each(self.add_country)),
+            self.remove_button: ("remove countries", lambda: each(self.remove_countries)),
         }
         for b, (name, func) in wire.items():
             b.on_click(lambda _b, name=name, func=func: self._guarded(name, func))
@@ -107,7 +118,18 @@ class BidForm(Form):
 
     def rows(self) -> pd.DataFrame:
         """The rows the edits apply to: bids of the selected campaigns (with the edits), of the
-        countries picked (all when none) and of the zone picked; the prices beside them."""
+        countries picked (all when none) and of the zone picked; the prices beside them. Over
+        several accounts (none in focus): every account's, ``account`` first."""
+        if self.accounts is not None and self.focused is None:
+            parts = self.per_account(self.rows)
+            if not parts:
+                return self._no_rows()
+            framed = []
+            for name, part in parts.items():
+                part = part.copy()
+                part.insert(0, ACCOUNT, name)
+                framed.append(part)
+            return pd.concat(framed, ignore_index=True)
         geo = spec.bid_kind().column
         df = self.table_rows()
         if self.countries.value:
@@ -154,8 +176,10 @@ class BidForm(Form):
         old = self.prices if self.prices is not None else prices.iloc[:0]
         merged = pd.concat([old, prices], ignore_index=True)
         self.prices = merged.drop_duplicates(["campaign_id", geo], keep="last")
-        self.say(f"prices of {len(f):,} row(s) asked in {report.calls} price call(s)", "ok")
-        self.redraw()
+        whose = f"{self.focused}: " if self.focused else ""
+        self.say(f"{whose}prices of {len(f):,} row(s) asked in {report.calls} price call(s)", "ok")
+        if self.focused is None:
+            self.redraw()
 
     def plan_options(self) -> dict[str, Any]:
         """The minimum prices asked (Get prices), in the bid's unit: the planner's
@@ -233,18 +257,35 @@ class BidForm(Form):
         self.page = max(0, self.page + step)
         self._draw_table()
 
+    def _present(self) -> set[str]:
+        """The countries of the selected campaigns (with the edits)."""
+        if self.accounts is not None and self.focused is None:
+            return set().union(*self.per_account(self._present).values())
+        geo = spec.bid_kind().column
+        df = self.table(COUNTRIES)
+        return set(df.loc[df["campaign_id"].isin(list(self.selected)), geo].dropna())
+
+    def _no_rows(self) -> pd.DataFrame:
+        geo = spec.bid_kind().column
+        columns = ["campaign_id", geo, "bid", "minimum", "recommended", "zone", ACCOUNT]
+        return pd.DataFrame({c: [] for c in columns})
+
+    def _refs(self) -> dict[str, pd.DataFrame]:
+        """The service's dictionaries (of the first account, over several)."""
+        if self.accounts is None:
+            return self.account.refs
+        return self.accounts.session(self.accounts.names[0]).account.refs
+
     def redraw(self) -> None:
         if not hasattr(self, "countries"):
             return
-        geo = spec.bid_kind().column
-        df = self.table(COUNTRIES)
-        present = sorted(set(df.loc[df["campaign_id"].isin(list(self.selected)), geo].dropna()))
+        present = sorted(self._present())
         if list(v for _l, v in self.countries.options) != present:
             keep = set(self.countries.value)
             self.countries.options = [(c, c) for c in present]
             self.countries.value = tuple(c for c in present if c in keep)
         if not self.new_country.options:
-            options = dictionary_options(spec.bid_kind(), self.account.refs, [])
+            options = dictionary_options(spec.bid_kind(), self._refs(), [])
             self.new_country.options = [(label, v) for label, (_g, v) in options]
         self._draw_table()
 
@@ -256,25 +297,38 @@ class BidForm(Form):
         self.page_label.value = f"page {self.page + 1} of {pages} ({len(rows):,} row(s))"
         self.bids_view.value = self._html(page)
 
+    def _bases(self) -> dict[str | None, tuple[pd.Series, pd.Series]]:
+        """Names by campaign id and loaded bids by (campaign id, country), by account."""
+        geo = spec.bid_kind().column
+        sessions = self.accounts.sessions if self.accounts else {None: self.session}
+        return {
+            n: (
+                s.account.campaigns.set_index("id")["name"],
+                s.account.countries.set_index(["campaign_id", geo])["bid"],
+            )
+            for n, s in sessions.items()
+        }
+
     def _html(self, page: pd.DataFrame) -> str:
         geo = spec.bid_kind().column
-        names = self.picker.table.set_index("id")["name"]
-        base = self.account.countries.set_index(["campaign_id", geo])["bid"]
+        bases = self._bases()
+        several = ACCOUNT in page
         cells = []
         for row in page.itertuples(index=False):
             cid, code, bid = int(row.campaign_id), str(getattr(row, geo)), float(row.bid)
+            who = str(getattr(row, ACCOUNT)) if several else None
+            names, base = bases[who]
             old = base.get((cid, code), np.nan)
             shown = _money(bid) if old == bid else f"{_money(old)} &rarr; <b>{_money(bid)}</b>"
+            first = f"<td>{html.escape(str(who))}</td>" if several else ""
             cells.append(
-                f"<tr><td>{cid}</td><td>{html.escape(str(names.get(cid, '')))}</td>"
+                f"<tr>{first}<td>{cid}</td><td>{html.escape(str(names.get(cid, '')))}</td>"
                 f"<td>{html.escape(code)}</td><td>{shown}</td><td>{_money(row.minimum)}</td>"
                 f"<td>{_money(row.recommended)}</td>"
                 f"<td>{html.escape(_word(row.zone))}</td></tr>"
             )
-        head = "".join(
-            f"<th>{h}</th>"
-            for h in ("campaign", "name", geo, "bid", "minimum", "recommended", "zone")
-        )
+        columns = ("campaign", "name", geo, "bid", "minimum", "recommended", "zone")
+        head = "".join(f"<th>{h}</th>" for h in ((ACCOUNT,) if several else ()) + columns)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(cells)}</tbody></table>"
 
 

@@ -22,11 +22,14 @@ from ..bulk.guards import GUARDS
 from ..bulk.journal import Journal
 from ..bulk.outcomes import ApplyResult
 from ..bulk.plan import Plan, make_plan
-from ..bulk.undo import undo
-from ..errors import PlanRefused
+from ..bulk.plan_set import SetResult
+from ..bulk.undo import nothing_to_undo, undo
+from ..errors import PlanRefused, ToolkitError
 from ..text import single_spaced
+from .accounts import AccountsSession, is_set_source
+from .form_accounts import AccountsMixin, counted, item_total, reloads, run_name, set_result_html
 from .picker import CampaignPicker
-from .runs import item_count, last_run, undo_run
+from .runs import last_run, undo_run
 from .session import Session
 from .style import coloured, style_sheet
 
@@ -53,7 +56,7 @@ def button(description: str, tooltip: str, css: str | None = None, style: str = 
     return b
 
 
-class Form(w.VBox):
+class Form(AccountsMixin, w.VBox):
     """A form over some campaigns of an account: subclasses build the editing widgets
     (:meth:`build`) and redraw them when the selection or the account changes (:meth:`redraw`).
 
@@ -69,6 +72,13 @@ class Form(w.VBox):
 
     Runs are journaled with the form's :attr:`source` (``form:<key>``): Undo finds the form's
     last run in the journal, also in a new kernel over the same journal file.
+
+    ``source`` may name several accounts (an :class:`~toolkit.frames.AccountSet`, profile
+    names, ``"all"``, names -> clients, or an
+    :class:`~toolkit.widgets.accounts.AccountsSession`; ``client=`` then maps names to
+    clients): ``accounts`` is their session, the picker selects ``(account, campaign id)``
+    pairs, the plan is a :class:`~toolkit.bulk.plan_set.PlanSet` of one plan per account and
+    a run a :class:`~toolkit.bulk.plan_set.SetResult` (see :mod:`toolkit.widgets.form_accounts`).
     """
 
     css = "ct-form"
@@ -85,10 +95,19 @@ class Form(w.VBox):
         journal: Journal | str | os.PathLike[str] | None = None,
         picker: CampaignPicker | None = None,
     ) -> None:
-        self.session = Session.of(source, client=client, journal=journal)
+        self.accounts: AccountsSession | None = None
+        self._focus: str | None = None
+        if is_set_source(source):
+            self.accounts = owner = AccountsSession.of(source, clients=client, journal=journal)
+            campaigns = owner.campaigns
+        else:
+            self._session = owner = Session.of(source, client=client, journal=journal)
+            campaigns = owner.account.campaigns
         own_picker = picker is None
-        self.picker = picker or CampaignPicker(self.session.account.campaigns, campaign_ids)
-        self.edited: dict[str, pd.DataFrame] = {}
+        self.picker = picker or CampaignPicker(campaigns, campaign_ids)
+        if self.picker.by_account != (self.accounts is not None):
+            raise ValueError("the picker and the form must both be of one account or of a set")
+        self._edits: dict[str | None, dict[str, pd.DataFrame]] = {}
         self.notes: list[str] = []
         self.runs: list[str] = []
         self.last_plan: Plan | None = None
@@ -102,7 +121,7 @@ class Form(w.VBox):
         self.add_class("ct-form")
         self.add_class(self.css)
         self.picker.on_change(self._selection_changed)
-        self.session.listeners.append(self._account_changed)
+        owner.listeners.append(self._account_changed)
         self._show_pending()
         self._guarded("redraw", self.redraw)
 
@@ -153,6 +172,29 @@ class Form(w.VBox):
     # ------------------------------------------------------------------ state
 
     @property
+    def session(self) -> Session:
+        """The client, account and journal of the form; over several accounts, those of the
+        account in focus (:meth:`focus`)."""
+        if self.accounts is None:
+            return self._session
+        if self._focus is None:
+            raise ToolkitError(
+                "this form edits several accounts: form.accounts.session(name) is one's"
+                " session, or use 'with form.focus(name):'"
+            )
+        return self.accounts.session(self._focus)
+
+    @property
+    def journal(self) -> Any:
+        """The journal the form's runs go to (one for every account)."""
+        return (self.accounts or self._session).journal
+
+    @property
+    def edited(self) -> dict[str, pd.DataFrame]:
+        """The edited tables (of the account in focus, over several accounts)."""
+        return self._edits.setdefault(self._focus, {})
+
+    @property
     def account(self) -> Any:
         return self.session.account
 
@@ -162,8 +204,12 @@ class Form(w.VBox):
         return f"form:{self.key}"
 
     @property
-    def selected(self) -> tuple[int, ...]:
-        return self.picker.selected
+    def selected(self) -> tuple[Any, ...]:
+        """The campaigns selected: ids; over several accounts ``(account, id)`` pairs, or the
+        ids of the account in focus."""
+        if self._focus is None:
+            return self.picker.selected
+        return tuple(self.picker.selected_by_account().get(self._focus, ()))
 
     def table(self, name: str) -> pd.DataFrame:
         """The table ``name`` with this form's edits."""
@@ -176,13 +222,17 @@ class Form(w.VBox):
         if not self.selected:
             raise ValueError("select campaigns first: an edit goes to the selected campaigns")
         self.edited[name] = df
+        if self._focus is not None:  # one account's part of an edit of several
+            self.notes.append(f"{self._focus}: {note}")
+            self.say(self.notes[-1], "info")
+            return  # redrawn once, after every account's part
         self.notes.append(note)
         self._show_pending()
         self.say(note, "info")
         self.redraw()
 
     def clear(self) -> None:
-        self.edited, self.notes = {}, []
+        self.forget_edits()
         self.plan_view.value = ""
         self._show_pending()
         self.say("edits cleared", "info")
@@ -231,8 +281,13 @@ class Form(w.VBox):
     def allowed(self) -> set[str]:
         return {g for g, box in self.allow.items() if box.value}
 
-    def plan(self) -> Plan:
-        """The plan of this form's edits: the edited tables against the loaded account."""
+    def plan(self) -> Any:
+        """The plan of this form's edits: the edited tables against the loaded account; over
+        several accounts a :class:`~toolkit.bulk.plan_set.PlanSet` of one plan per account
+        with edits, each made with its account's own client."""
+        if self.accounts is not None and self._focus is None:
+            self.last_plan = self.plan_set(self.plan, self.allowed())
+            return self.last_plan
         base = {name: self.account.table(name) for name in self.edited}
         plan = make_plan(
             self.session.client,
@@ -251,7 +306,7 @@ class Form(w.VBox):
         the minimum prices it has asked, so that ``bid_jump`` checks new bids against them)."""
         return {}
 
-    def preview(self) -> Plan:
+    def preview(self) -> Any:
         plan = self.plan()
         self.plan_view.value = plan._repr_html_()
         if not len(plan):
@@ -261,10 +316,12 @@ class Form(w.VBox):
         self.say(f"{len(plan)} call(s), {changes} change(s); Apply sends them", "info")
         return plan
 
-    def apply(self) -> ApplyResult | None:
+    def apply(self) -> Any:
         """Preview the pending edits and send them (journaled). With nothing pending (a
-        second click on Apply) it says so, sends nothing and leaves the last result shown."""
-        if not self.edited:
+        second click on Apply) it says so, sends nothing and leaves the last result shown.
+        Over several accounts each account's plan goes with its own client (a
+        :class:`~toolkit.bulk.plan_set.SetResult`)."""
+        if not self.has_edits():
             last = f"; the last run, {self.runs[-1]}, is shown below" if self.runs else ""
             self.say(f"Nothing to apply: no edit pending{last}", "info")
             return None
@@ -272,10 +329,16 @@ class Form(w.VBox):
         if not len(plan):
             return None
         options = self._apply_options()
-        result = self._run("Applying", lambda: plan.apply(self.session.client, **options), plan)
-        self.say(f"applied: {_counts(result)}; run {result.run_id}", _level(result))
-        self.runs.append(str(result.run_id))
-        self.edited, self.notes = {}, []
+        if self.accounts is not None:
+            result = self._run("Applying", lambda: plan.apply(**options), plan)
+            self.runs.append(str(result.set_id))
+        else:
+            result = self._run(
+                "Applying", lambda: plan.apply(self._session.client, **options), plan
+            )
+            self.runs.append(str(result.run_id))
+        self.say(f"applied: {counted(result)}; {run_name(result)}", _level(result))
+        self.forget_edits()
         self._show_pending()
         self._reload(result)
         return result
@@ -283,7 +346,10 @@ class Form(w.VBox):
     def undo_last(self) -> ApplyResult | None:
         """Undo this form's last run (of the same form and account, found in the journal, so
         also after a reload), once: when it is undone already, say so and send nothing (an
-        earlier run is never undone in its place)."""
+        earlier run is never undone in its place). Over several accounts: the form's last set
+        of runs, each account's run undone with its own client."""
+        if self.accounts is not None:
+            return self._undo_set()
         client, journal = self.session.client, self.session.journal
         found = last_run(journal, self.source, client, self.account)
         if found is None:
@@ -309,8 +375,30 @@ class Form(w.VBox):
         self._reload(result)
         return result
 
+    def _undo_set(self) -> Any:
+        journal = self.journal
+        found = self.last_set(journal, self.source)
+        if found is None:
+            self.say(f"No run of this form to undo in the journal {journal.path}", "info")
+            return None
+        set_id, _runs = found
+        plans = self.undo_set_plans(journal, set_id)
+        idle = plans.warnings + [
+            f"account {n}: {nothing_to_undo(plans.undoes[n], p)}"
+            for n, p in plans.plans.items()
+            if not len(p)
+        ]
+        if not len(plans):
+            self.say(f"Nothing to undo of {set_id}; nothing sent: {'; '.join(idle)}", "info")
+            return None
+        result = self._run(f"Undoing {set_id}", lambda: plans.apply(**self._apply_options()), plans)
+        left = f"; {'; '.join(idle)}" if idle else ""
+        self.say(f"undone {set_id}: {counted(result)}{left}", _level(result))
+        self._reload(result)
+        return result
+
     def _apply_options(self) -> dict[str, Any]:
-        return {"progress": False, "journal": self.session.journal}
+        return {"progress": False, "journal": self.journal}
 
     def _set_busy(self, busy: bool) -> None:
         """Disable Preview, Apply, Undo and Clear while a run is in flight (CSS ``ct-busy``)."""
@@ -319,11 +407,12 @@ class Form(w.VBox):
             b.disabled = busy
         (self.add_class if busy else self.remove_class)("ct-busy")
 
-    def _run(self, doing: str, func: Callable[[], ApplyResult], plan: Plan) -> ApplyResult:
-        """``func()`` (a run of ``plan``), the form busy meanwhile and the progress bar
-        counting the items answered; the allow boxes unticked after it, whatever happened."""
-        journal = self.session.journal
-        total = item_count(plan)
+    def _run(self, doing: str, func: Callable[[], Any], plan: Any) -> Any:
+        """``func()`` (a run of ``plan``, or of a set), the form busy meanwhile and the
+        progress bar counting the items answered; the allow boxes unticked after it, whatever
+        happened."""
+        journal = self.journal
+        total = item_total(plan)
         self.progress.value, self.progress.max = 0, max(1, total)
 
         def answered(_seq: int, items: int) -> None:
@@ -343,12 +432,17 @@ class Form(w.VBox):
                 box.value = False
         self.progress.value = self.progress.max
         self.last_result = result
-        self.result_view.value = result_html(result)
+        self.result_view.value = (
+            set_result_html(result) if isinstance(result, SetResult) else result_html(result)
+        )
         return result
 
-    def _reload(self, result: ApplyResult) -> None:
-        ids = [int(o.campaign_id) for o in result.outcomes if o.campaign_id is not None]
-        failed = self.session.reload(ids)
+    def _reload(self, result: Any) -> None:
+        touched = reloads(result)
+        if self.accounts is None:
+            failed = self._session.reload(touched[None])
+        else:
+            failed = self.accounts.reload({str(n): ids for n, ids in touched.items()})
         if failed:
             self.say(f"{self.message}; {len(failed)} campaign read(s) failed: {failed[0]}", "error")
 

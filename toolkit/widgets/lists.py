@@ -17,6 +17,8 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import spec
+from ..frames.account_set import ACCOUNT, stacked
+from ..frames.schemas import empty
 from .edits import (
     BID_RULES,
     CPA_RULES,
@@ -134,8 +136,12 @@ class ListForm(Form):
             self.cpa_add_button: ("add CPA rule", self.add_cpa),
             self.cpa_drop_button: ("drop CPA rules", self.drop_cpa),
         }
-        for b, (name, func) in wire.items():
-            b.on_click(lambda _b, name=name, func=func: self._guarded(name, func))
+        for b, (name, func) in wire.items():  # over several accounts, once per account
+            b.on_click(
+                lambda _b, name=name, func=func: self._guarded(
+                    name, lambda: self.for_each_account(func)
+                )
+            )
 
     # ------------------------------------------------------------------ pasted items
 
@@ -202,6 +208,10 @@ class ListForm(Form):
         picked = list(self.cpa_rules.value)
         if not picked:
             raise ValueError("pick the CPA rules to drop")
+        if self.focused is not None:  # over several accounts: (account, rule id) pairs
+            picked = [r for a, r in picked if a == self.focused]
+            if not picked:
+                return  # none of this account's rules picked
         df = drop_cpa_rules(self.table(CPA_RULES), picked)
         self.edit(CPA_RULES, df, f"drop CPA rule(s) {', '.join(map(str, picked))}")
 
@@ -210,12 +220,17 @@ class ListForm(Form):
     def redraw(self) -> None:
         if not hasattr(self, "cpa_rules"):
             return
-        ids = list(self.selected)
-        lists = self.table(LISTS)
-        lists = lists[lists["campaign_id"].isin(ids)]
+        if self.accounts is None:
+            lists, n_rules, cpa = self._selected_rows()
+        else:  # every account's own rows, its account first
+            parts = self.per_account(self._selected_rows)
+            lists = stacked({n: p[0] for n, p in parts.items()}, empty(LISTS))
+            n_rules = sum(p[1] for p in parts.values())
+            cpa = stacked({n: p[2] for n, p in parts.items()}, empty(CPA_RULES))
         counts = lists.groupby(lists["list"].astype(str))["campaign_id"].agg(["size", "nunique"])
-        rules = self.table(BID_RULES)
-        n_rules = int(rules["campaign_id"].isin(ids).sum())
+        if ACCOUNT in lists:  # a campaign is an account's: counted by (account, id)
+            keyed = lists[ACCOUNT].astype(str) + ":" + lists["campaign_id"].astype(str)
+            counts["nunique"] = keyed.groupby(lists["list"].astype(str)).nunique()
         lines = [
             f"{name}: {int(counts.loc[name, 'size']) if name in counts.index else 0:,} item(s)"
             f" on {int(counts.loc[name, 'nunique']) if name in counts.index else 0:,}"
@@ -223,18 +238,30 @@ class ListForm(Form):
             for name in spec.LISTS
         ]
         self.lists_view.value = (
-            f"{len(ids):,} campaign(s) selected; " + "; ".join(lines) + f"; bid rules: {n_rules:,}"
+            f"{len(self.selected):,} campaign(s) selected; "
+            + "; ".join(lines)
+            + f"; bid rules: {n_rules:,}"
         )
-        self._show_cpa(ids)
+        self._show_cpa(cpa)
 
-    def _show_cpa(self, ids: list[int]) -> None:
+    def _selected_rows(self) -> tuple[pd.DataFrame, int, pd.DataFrame]:
+        """The list rows, the count of bid rules and the CPA rules of the selected campaigns
+        (with the edits)."""
+        ids = list(self.selected)
+        lists = self.table(LISTS)
+        rules = self.table(BID_RULES)
         cpa = self.table(CPA_RULES)
         cpa = cpa[cpa["campaign_id"].isin(ids) & cpa["id"].notna()]
+        return lists[lists["campaign_id"].isin(ids)], int(rules["campaign_id"].isin(ids).sum()), cpa
+
+    def _show_cpa(self, cpa: pd.DataFrame) -> None:
+        """The CPA rules to pick: their ids, or (account, id) pairs over several accounts."""
         fields = list(spec.CPA_FIELDS)
         text = cpa[fields].astype(str).agg(" ".join, axis=1) if len(cpa) else pd.Series([])
+        names = cpa[ACCOUNT].astype(str) if ACCOUNT in cpa else pd.Series([None] * len(cpa))
         self.cpa_rules.options = [
-            (f"#{rid} on {cid}: {t}", int(rid))
-            for rid, cid, t in zip(cpa["id"], cpa["campaign_id"], text, strict=True)
+            (f"{a + ': ' if a else ''}#{rid} on {cid}: {t}", (a, int(rid)) if a else int(rid))
+            for a, rid, cid, t in zip(names, cpa["id"], cpa["campaign_id"], text, strict=True)
         ]
 
 

@@ -19,6 +19,7 @@ import ipywidgets as w
 import pandas as pd
 
 from .. import spec
+from ..errors import ToolkitError
 from .edits import add_countries, add_targets, drop_countries, drop_targets, table_of
 from .form import Form
 from .kinds import KindEditor, current_rows, make_chooser
@@ -34,6 +35,11 @@ class TargetingForm(Form):
     title = "Targeting"
 
     def build(self) -> list[w.Widget]:
+        if self.accounts is not None:
+            raise ToolkitError(
+                "the targeting form edits one account at a time: open it on one account of"
+                " the set (TargetingForm(form.accounts.session(name)))"
+            )
         self.kind = w.Dropdown(options=[], description="Target kind", tooltip="the kind to edit")
         self.kind.add_class("ct-kind")
         self.editor_box = w.VBox()
