@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .key_codes import joint_codes
+from .key_codes import dense_codes
 
 
 def changed_rows(
@@ -98,8 +98,8 @@ def _marks(
     head, tail = ends or (0, 0)
     coded = [(d, b.iloc[head : n_b - tail].reset_index(drop=True)) for d, b in pairs]
     # equal for equal keys, desired then base; dense, in order of first appearance
-    keys = pd.factorize(joint_codes(coded[:n_key]))[0].astype(np.int64)
-    rows = pd.factorize(joint_codes(coded[n_key:], keys))[0] if len(pairs) > n_key else keys
+    keys = dense_codes(coded[:n_key])
+    rows = dense_codes(coded[n_key:], keys) if len(pairs) > n_key else keys
     keys, rows = (_with_ends(c, n_d, head, tail) for c in (keys, rows))
     on_d, on_b = _counts(rows, n_d)
     marked_d = on_b[rows[:n_d]] == 0

@@ -39,7 +39,7 @@ from .diff_types import (
     same,
     state_values,
 )
-from .key_codes import TableCodes, joint_codes
+from .key_codes import TableCodes, dense_codes
 
 
 def as_map(
@@ -156,15 +156,16 @@ def three_way_frames(
         states.append(_state(f, value, codes[at : at + size], n_keys))
         at += size
     d, l_, b = states
+    v = value is not None
     if base is None:
-        changed = ~_same(d, l_)
+        changed = ~_same(d, l_, v)
         conflict = np.zeros(n_keys, dtype=bool)
     else:
-        skip = _same(d, b) | _same(l_, d)
-        moved = ~skip & ~_same(l_, b)
+        skip = _same(d, b, v) | _same(l_, d, v)
+        moved = ~skip & ~_same(l_, b, v)
         changed = (~skip & ~moved) | (moved if prefer == "desired" else False)
         conflict = moved
-    return _found(present, codes, key, (d, b, l_), changed, conflict, value is not None)
+    return _found(present, codes, key, (d, b, l_), changed, conflict, v)
 
 
 def _found(
@@ -209,7 +210,7 @@ def _dense_codes(
     parts = known.of(d, b) if reuse and known is not None else None
     if parts is None:
         present = [f for f in coded if f is not None]
-        joint = joint_codes([[f[c].reset_index(drop=True) for f in present] for c in key])
+        joint = dense_codes([[f[c].reset_index(drop=True) for f in present] for c in key])
         sizes = np.cumsum([0 if f is None else len(f) for f in coded])
         parts = tuple(np.split(joint, sizes[:-1]))
     joint = np.concatenate(parts)
@@ -291,9 +292,12 @@ def _state(f: pd.DataFrame | None, value: str | None, codes: np.ndarray, n: int)
     return present, missing, values
 
 
-def _same(a: State, b: State) -> np.ndarray:
-    """:func:`same` of two sides, key by key."""
+def _same(a: State, b: State, valued: bool = True) -> np.ndarray:
+    """:func:`same` of two sides, key by key (``valued`` False: a table without values,
+    where a key is the same on both sides when present on both or on neither)."""
     (pa, ma, va), (pb, mb, vb) = a, b
+    if not valued:
+        return pa == pb
     with np.errstate(invalid="ignore"):
         close = np.abs(va - vb) <= 1e-9 * np.maximum(1.0, np.maximum(np.abs(va), np.abs(vb)))
     both = pa & pb

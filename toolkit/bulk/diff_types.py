@@ -155,14 +155,14 @@ class FrameMoves(Sequence[Move]):
 
     def column(self, i: int) -> pd.Series:
         """Key column ``i`` of the changes as it is held (not made Python values)."""
-        parts = [f[self._key[i]].iloc[rows] for f, rows in self._rows()]
+        parts = [_taken(f[self._key[i]], rows) for f, rows in self._rows()]
         if not parts:
             return pd.Series([], dtype=object)
         return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
     def items(self) -> np.ndarray:
         """The last key column (the item) of the changes, as Python values (missing None)."""
-        parts = [_objects(f[self._key[-1]].iloc[rows]) for f, rows in self._rows()]
+        parts = [_objects(_taken(f[self._key[-1]], rows)) for f, rows in self._rows()]
         return np.concatenate(parts) if parts else np.empty(0, dtype=object)
 
     def values(self, side: int) -> tuple[np.ndarray, list[Any] | None]:
@@ -216,6 +216,14 @@ class FrameMoves(Sequence[Move]):
 
     def __repr__(self) -> str:
         return repr(self.moves())
+
+
+def _taken(series: pd.Series, rows: np.ndarray) -> pd.Series:
+    """The rows ``rows`` (ascending) of ``series``: a slice, without a copy, when they follow
+    one another (the rows added at the end of a table), else taken."""
+    if len(rows) and int(rows[-1]) - int(rows[0]) == len(rows) - 1:
+        return series.iloc[int(rows[0]) : int(rows[-1]) + 1]
+    return series.iloc[rows]
 
 
 def python_values(series: pd.Series) -> list[Any]:

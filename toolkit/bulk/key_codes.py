@@ -39,6 +39,62 @@ def joint_codes(
     return out
 
 
+def dense_codes(
+    pairs: Sequence[Sequence[pd.Series]], start: np.ndarray | None = None
+) -> np.ndarray:
+    """The codes of :func:`joint_codes` made dense, 0, 1, 2... in order of first appearance
+    (what :func:`pandas.factorize` of them gives), without hashing the joint codes where a
+    column (the widest, an item) tells the others: the rows whose other columns are those
+    of the first row of their item take its code, and only the others are factorized.
+
+    >>> ids = [pd.Series([7, 7, 8]), pd.Series([8])]
+    >>> dense_codes([ids, [pd.Series(["a", "b", "a"]), pd.Series(["a"])]]).tolist()
+    [0, 1, 2, 2]
+    """
+    columns = [_factorize(parts) for parts in pairs]
+    if start is not None:
+        columns.insert(0, (start, int(start.max()) + 1 if len(start) else 1))
+    if not columns or not len(columns[0][0]):
+        return np.zeros(len(columns[0][0]) if columns else 0, dtype=np.int64)
+    widest = max(range(len(columns)), key=lambda i: columns[i][1])
+    item, width = columns.pop(widest)
+    if not columns:
+        return _first_appearance(item, width)
+    others = _joint(columns)
+    first = np.empty(width, dtype=np.int64)
+    first[item[::-1]] = np.arange(len(item) - 1, -1, -1)  # the last write, the first row
+    other = others != others[first[item]]
+    if not other.any():
+        return _first_appearance(item, width)
+    pairs_of = pd.factorize(_joint([(item[other], width), (others[other], 0)]))[0]
+    codes = item.copy()
+    codes[other] = width + pairs_of.astype(np.int64)
+    return _first_appearance(codes, width + int(pairs_of.max()) + 1)
+
+
+def _joint(columns: Sequence[tuple[np.ndarray, int]]) -> np.ndarray:
+    """One integer per row, equal for equal rows of ``columns`` (codes and widths; width 0:
+    unknown), hashed again only where their product would overflow."""
+    out = columns[0][0]
+    for codes, width in columns[1:]:
+        width = width or int(codes.max()) + 1
+        if int(out.max()) >= (2**62) // width:
+            out = pd.factorize(out)[0].astype(np.int64)
+        out = out * width + codes
+    return out
+
+
+def _first_appearance(codes: np.ndarray, size: int) -> np.ndarray:
+    """``codes`` (each below ``size``) renumbered 0, 1, 2... in order of first appearance."""
+    rows = np.arange(len(codes))
+    first = np.empty(size, dtype=np.int64)
+    first[codes[::-1]] = rows[::-1]
+    starts = first[codes] == rows  # the rows where a code first appears
+    number = np.empty(size, dtype=np.int64)
+    number[codes[starts]] = np.arange(int(starts.sum()))
+    return number[codes]
+
+
 def _factorize(parts: Sequence[pd.Series]) -> tuple[np.ndarray, int]:
     """Codes of the values of ``parts`` one after the other, equal for equal values as
     Python compares them, missing 0 (and equal to missing), and how many codes there are.
@@ -109,4 +165,4 @@ class TableCodes:
         return self.codes[:n], self.codes[n:]
 
 
-__all__ = ["TableCodes", "joint_codes"]
+__all__ = ["TableCodes", "dense_codes", "joint_codes"]

@@ -14,7 +14,7 @@ campaigns and dictionaries.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ import pandas as pd
 from .call_kinds import ItemCalls, TargetCalls, call_key, codes_of
 from .calls import STEPS, Call
 from .diff_types import ABSENT, FrameMoves, Move, PlanDiff, TableDiff
-from .key_codes import joint_codes
+from .key_codes import dense_codes
 from .plan_records import RecordPlanner
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,9 +136,9 @@ class _Builder(RecordPlanner):
         item), and per code the call kind and list type; None when a slot's kind is unknown
         or sent as codes, or two slots share one."""
         middle = [[changes.column(i)] for i in range(1, len(changes.key) - 1)]
-        joint = joint_codes(middle) if middle else np.zeros(len(changes), dtype=np.int64)
-        codes = pd.factorize(joint)[0]  # in order of first appearance
-        first_rows = np.unique(codes, return_index=True)[1]
+        # dense, in order of first appearance
+        codes = dense_codes(middle) if middle else np.zeros(len(changes), dtype=np.int64)
+        first_rows = _first_rows(codes)
         kinds = []
         for key in changes.keys_at(first_rows):
             kind, list_type = self._kind_of(table, key)
@@ -177,6 +177,36 @@ class _Builder(RecordPlanner):
         return sorted(self.calls, key=lambda c: rank[c.step])
 
 
+class _Present(Mapping[Any, bool]):
+    """Distinct items, each mapped to True (a table without values), kept as the list they
+    came in: read in order without hashing each item (looked up, they are hashed once)."""
+
+    __slots__ = ("_items", "_set")
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = items
+        self._set: set[Any] | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, item: Any) -> bool:
+        if self._set is None:
+            self._set = set(self._items)
+        if item not in self._set:
+            raise KeyError(item)
+        return True
+
+
+def _first_rows(codes: np.ndarray) -> np.ndarray:
+    """Per dense code (in order of first appearance), the row where it first appears."""
+    starts = np.r_[True, codes[1:] > np.maximum.accumulate(codes)[:-1]] if len(codes) else codes
+    return np.flatnonzero(starts)
+
+
 def _campaign_ids(column: pd.Series) -> np.ndarray | None:
     """The campaign ids of the changes as integers (as ``int()`` makes them); None when one
     is missing or not a number."""
@@ -189,20 +219,24 @@ def _campaign_ids(column: pd.Series) -> np.ndarray | None:
 
 def _per_campaign(
     cids: np.ndarray, items: np.ndarray, values: np.ndarray | None
-) -> dict[int, dict[Any, Any]]:
-    """``{campaign: {item: value}}`` of one slot's changes (``values`` None: each True),
-    campaigns and items in order of first appearance."""
-    order = np.argsort(cids, kind="stable")
-    ordered = cids[order]
+) -> dict[int, Mapping[Any, Any]]:
+    """``{campaign: {item: value}}`` of one slot's changes (``values`` None: each True, as
+    :class:`_Present`), campaigns and items in order of first appearance; the items of a
+    campaign are distinct (one change per key)."""
+    if len(cids) < 2 or bool((cids[1:] >= cids[:-1]).all()):  # campaign by campaign already
+        order, ordered, item_list = None, cids, items.tolist()
+    else:
+        order = np.argsort(cids, kind="stable")
+        ordered, item_list = cids[order], items[order].tolist()
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     ends = np.r_[starts[1:], len(ordered)].tolist()
-    item_list = items[order].tolist()
-    value_list = None if values is None else values[order].tolist()
-    out: dict[int, dict[Any, Any]] = {}
-    for g in np.argsort(order[starts], kind="stable").tolist():
+    value_list = None if values is None else (values if order is None else values[order]).tolist()
+    groups = range(len(starts)) if order is None else np.argsort(order[starts], kind="stable")
+    out: dict[int, Mapping[Any, Any]] = {}
+    for g in groups if order is None else groups.tolist():
         s, e = int(starts[g]), ends[g]
         if value_list is None:
-            out[int(ordered[s])] = dict.fromkeys(item_list[s:e], True)
+            out[int(ordered[s])] = _Present(item_list[s:e])
         else:
             out[int(ordered[s])] = dict(zip(item_list[s:e], value_list[s:e], strict=True))
     return out
