@@ -85,6 +85,9 @@ def test_picking_an_account_narrows_the_picker(
     options = picker.locator("select[multiple] option")
     every = sum(len(listed(three, i)) for i in range(3))
     expect(options).to_have_count(every)
+    shown = "s => s.selectedIndex < 0 ? '' : s.options[s.selectedIndex].text"
+    for label in ("Account", "Format", "Buying model", "Status", "Work status"):
+        assert picker.get_by_label(label, exact=True).evaluate(shown) == "(any)", label
     picker.get_by_label("Account").select_option("south")
     south = listed(three, 1)
     expect(options).to_have_count(len(south))

@@ -60,7 +60,7 @@ def name_mask(names: pd.Series, text: str) -> pd.Series:
 def _dropdown(description: str, options: Iterable[tuple[str, str | None]]) -> w.Dropdown:
     return w.Dropdown(
         options=[(ANY, None), *options],
-        value=None,
+        index=0,  # "(any)" shown: with value=None a dropdown shows no option at all
         description=description,
         style={"description_width": "initial"},
         layout=w.Layout(width="auto"),
