@@ -11,7 +11,7 @@ import itertools
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +206,27 @@ def fresh_sandbox() -> Iterator[Sandbox]:
     """A sandbox of its own, for tests that change faults or reset state."""
     with Sandbox(campaigns=5, accounts=2) as sb:
         yield sb
+
+
+def profiles_config(
+    sb: Sandbox,
+    path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    names: Sequence[str],
+    defaults: str = "retries = 2\nbackoff = 0.01\nmax_backoff = 0.05\n",
+) -> Path:
+    """A config file at ``path`` naming the sandbox's accounts as profiles ``names`` (each
+    key written as ``api_key``), with ``defaults`` under ``[default]``, in force for the test;
+    no key or URL in the environment. The sandbox is seeded anew, without faults."""
+    sb.reset()
+    sb.faults.clear()
+    keys = zip(names, sb.api_keys, strict=False)
+    profiles = "".join(f'[profiles.{n}]\napi_key = "{k}"\n' for n, k in keys)
+    path.write_text(f'[default]\nbase_url = "{sb.url}"\n{defaults}{profiles}', encoding="utf-8")
+    monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(path))
+    for name in ("CAMPAIGN_API_KEY", "CAMPAIGN_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return path
 
 
 def cli_runner(sb: Sandbox, capsys: Any) -> Callable[..., tuple[int, str, str]]:

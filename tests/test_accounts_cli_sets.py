@@ -17,7 +17,7 @@ import pytest
 import toolkit
 from toolkit.sandbox import Sandbox
 
-from .conftest import cli_runner
+from .conftest import cli_runner, profiles_config
 
 NAMES = ["a", "b", "c"]
 #: Each account's subIds that never convert (blacklisted by the rule), and its click count.
@@ -40,20 +40,7 @@ def three() -> Iterator[Sandbox]:
 @pytest.fixture()
 def config(three: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Profiles a, b, c of the sandbox's three accounts; the sandbox as seeded."""
-    three.reset()
-    three.faults.clear()
-    path = tmp_path / "config.toml"
-    path.write_text(
-        f'[default]\nbase_url = "{three.url}"\nretries = 2\n'
-        + "".join(
-            f'[profiles.{n}]\napi_key = "{k}"\n' for n, k in zip(NAMES, three.api_keys, strict=True)
-        ),
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(path))
-    for name in ("CAMPAIGN_API_KEY", "CAMPAIGN_API_URL"):
-        monkeypatch.delenv(name, raising=False)
-    return path
+    return profiles_config(three, tmp_path / "config.toml", monkeypatch, NAMES, "retries = 2\n")
 
 
 @pytest.fixture()

@@ -19,6 +19,8 @@ from toolkit.bulk.workbook import read_workbook
 from toolkit.errors import PlanRefused, WorkbookError
 from toolkit.sandbox import Sandbox
 
+from .conftest import profiles_config
+
 NAMES = ["a", "b", "c"]
 
 
@@ -31,20 +33,7 @@ def three() -> Iterator[Sandbox]:
 @pytest.fixture()
 def config(three: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Profiles a, b, c of the sandbox's three accounts; the sandbox as seeded."""
-    three.reset()
-    three.faults.clear()
-    path = tmp_path / "config.toml"
-    path.write_text(
-        f'[default]\nbase_url = "{three.url}"\nretries = 2\nbackoff = 0.01\nmax_backoff = 0.05\n'
-        + "".join(
-            f'[profiles.{n}]\napi_key = "{k}"\n' for n, k in zip(NAMES, three.api_keys, strict=True)
-        ),
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("CAMPAIGN_TOOLKIT_CONFIG", str(path))
-    for name in ("CAMPAIGN_API_KEY", "CAMPAIGN_API_URL"):
-        monkeypatch.delenv(name, raising=False)
-    return path
+    return profiles_config(three, tmp_path / "config.toml", monkeypatch, NAMES)
 
 
 def export(tmp_path: Path, name: str = "set.xlsx") -> Path:
