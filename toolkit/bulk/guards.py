@@ -68,12 +68,20 @@ def check_guards(
 ) -> None:
     """Raise :class:`PlanRefused` for the first guard the calls trip (unless allowed)."""
     calls = list(calls)
-    counts = live_counts(live)
     # with drop_share lifted, only white lists are checked (empty_whitelist): only theirs kept
     dropped, added = _sides(calls, None if "drop_share" not in allowed else WHITELISTS)
+    known: list[dict[tuple[int, str], int]] = []
+
+    def counts() -> dict[tuple[int, str], int]:  # the live lists' sizes, counted once if asked
+        if not known:
+            known.append(live_counts(live))
+        return known[0]
+
     checks: dict[str, Callable[[], list[str]]] = {
-        "drop_share": lambda: _over_share(dropped, added, counts, max_drop_share),
-        "empty_whitelist": lambda: _emptied(dropped, added, counts),
+        "drop_share": lambda: (
+            _over_share(dropped, added, counts(), max_drop_share) if dropped else []
+        ),
+        "empty_whitelist": lambda: _emptied(dropped, added, counts()) if dropped else [],
         "bulk_archive": lambda: archived(calls, max_archive),
         "bid_jump": lambda: bid_jumps(
             bid_changes(calls),
