@@ -220,6 +220,7 @@ def test_a_workbook_across_three_accounts_is_applied_with_each_key_and_undone_pe
     # undo the set: the rest goes back; b, undone already, is left as it is
     rest = toolkit.undo_set(result.set_id, progress=False)
     assert rest.ok and list(rest.results) == ["a", "c"]
+    assert rest.summary().splitlines()[0].endswith(f"(undo of the set {result.set_id})")
     assert shows(edits) == {"a": False, "b": False, "c": False}
     assert three.foreign_calls() == []
 

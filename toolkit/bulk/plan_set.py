@@ -168,6 +168,8 @@ class SetResult:
     set_id: str | None = None
     results: dict[str, ApplyResult] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    #: What the run is, beside an edit: ``undo of the set set-...``, ``repair of ...``.
+    what: str = ""
 
     @property
     def ok(self) -> bool:
@@ -186,6 +188,8 @@ class SetResult:
     def summary(self) -> str:
         """One block per account (its run and outcomes), then the errors."""
         lines = [f"Run of the set {self.set_id}" if self.set_id else "Nothing sent"]
+        if self.what:
+            lines[0] += f" ({self.what})"
         for name, r in self.results.items():
             lines.append(f"== account {name} (run {r.run_id or '-'}) ==\n{r.summary()}")
         lines += [f"== account {n}: stopped: {e}" for n, e in self.errors.items()]
@@ -360,6 +364,8 @@ def apply_set(
         raise ToolkitError(f"no client for account(s) {', '.join(missing)}; nothing sent")
     book = open_journal(journal) if journal is not None else None
     result = SetResult(set_id=set_id or new_set_id())
+    if plans.purpose != "edit":
+        result.what = f"{plans.purpose} of the set {plans.about}"
     started: dict[str, str | None] = {}
     for name, plan in plans.plans.items():  # every account's run journaled before any call
         if not len(plan):
