@@ -83,7 +83,7 @@ def made(before: dict[int, int], after: dict[int, int]) -> dict[int, int]:
 def test_the_account_filter_narrows_the_picker_to_one_account(config: Path, three: Sandbox):
     app = tw.open(accounts="all", progress=False)
     picker = app.picker
-    assert set(app.forms) == {"bids", "lists"} and picker.by_account
+    assert set(app.forms) == {"targeting", "bids", "lists"} and picker.by_account
     listed = {
         n: {int(c["id"]) for c in cl.campaigns.list()} for n, cl in own_clients(three).items()
     }
@@ -221,3 +221,42 @@ def test_an_edit_one_account_refuses_keeps_nothing(three: Sandbox, tmp_path: Pat
     form.change_button.click()
     assert form.level == "error" and "account east: no row to change" in form.message
     assert form.notes == [] and not form.has_edits()
+
+
+def oses(sb: Sandbox, name: str, ids: list[int]) -> set[tuple[int, str]]:
+    t = live(sb, name, ids).targets
+    t = t[t["kind"].astype(str) == "os"]
+    return {(int(c), str(v)) for c, v in zip(t["campaign_id"], t["value"], strict=True)}
+
+
+def test_a_targeting_edit_across_two_accounts_applies_and_undoes(three: Sandbox, tmp_path: Path):
+    app = tw.open(accounts=own_clients(three), journal=tmp_path / "j.db", progress=False)
+    picker, form = app.picker, app.forms["targeting"]
+    chosen = first_of(picker, "north") + first_of(picker, "south", 2)
+    picker.campaigns.value = tuple(chosen)
+    ids = {n: [i for a, i in chosen if a == n] for n in ("north", "south")}
+    before = {n: oses(three, n, ids[n]) for n in ids}
+    form.kind.value = "os"
+    ed = form.editor("os")
+    had = {v for _g, v in {(g, v) for n in ids for g, v in before[n]}}
+    fresh = [v for _label, v in ed.chooser.options.options if v[1] not in had]
+    ed.chooser.options.value = (fresh[0],)
+    value = fresh[0][1]
+    ed.add_button.click()
+    assert [n.split(":")[0] for n in form.notes] == ["north", "south"], form.message
+    assert any(value in label and label.endswith(" - all") for label, _ in ed.current.options)
+    log_before = three.calls_by_account()
+    form.apply_button.click()
+    assert form.level == "ok", form.message
+    spent = made(log_before, three.calls_by_account())
+    assert set(form.last_result.results) == {"north", "south"}
+    who = users(three)
+    assert set(spent) == {who["north"], who["south"]}  # east's key made no call
+    assert three.foreign_calls() == []
+    for name in ids:  # read with each account's own client
+        assert oses(three, name, ids[name]) == before[name] | {(i, value) for i in ids[name]}
+    form.undo_button.click()
+    assert form.level == "ok", form.message
+    for name in ids:
+        assert oses(three, name, ids[name]) == before[name]
+    assert three.foreign_calls() == []

@@ -27,8 +27,8 @@ from .targeting import TargetingForm
 
 #: The forms of the tabs, by key, in order.
 FORMS: dict[str, type[Form]] = {"targeting": TargetingForm, "bids": BidForm, "lists": ListForm}
-#: The forms of the tabs over several accounts (targeting edits one account at a time).
-SET_FORMS: dict[str, type[Form]] = {"bids": BidForm, "lists": ListForm}
+#: The forms of the tabs over several accounts.
+SET_FORMS: dict[str, type[Form]] = dict(FORMS)
 
 
 class App(w.VBox):
@@ -36,8 +36,8 @@ class App(w.VBox):
     ``lists`` to the forms, ``tabs`` is the Tab. CSS class ``ct-app``.
 
     Over several accounts (``session`` an :class:`~toolkit.widgets.accounts.AccountsSession`)
-    the picker has the account filter and selects ``(account, campaign id)`` pairs, and the
-    tabs are ``bids`` and ``lists``; ``failed`` (HTML, ``ct-failed``) names the accounts that
+    the picker has the account filter and selects ``(account, campaign id)`` pairs, each form
+    editing every account's campaigns; ``failed`` (HTML, ``ct-failed``) names the accounts that
     could not be loaded."""
 
     def __init__(

@@ -8,18 +8,25 @@
 The kinds offered are those at least one selected campaign's format allows, read from the
 table; an edit goes to the selected campaigns whose format allows the kind (for kinds grouped
 by format, to those of the value's group).
+
+Over several accounts (``TargetingForm(["north", "south"])``) the kinds and the values shown
+are those of every account's selected campaigns; an edit is made once per account with
+selected campaigns, on that account's own tables (the choices come from the dictionaries of
+the first such account: accounts of one service share them), and the plan is one plan per
+account (:mod:`toolkit.widgets.form_accounts`).
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import Any
 
 import ipywidgets as w
 import pandas as pd
 
 from .. import spec
-from ..errors import ToolkitError
+from ..frames.schemas import empty
 from .edits import add_countries, add_targets, drop_countries, drop_targets, table_of
 from .form import Form
 from .kinds import KindEditor, current_rows, make_chooser
@@ -35,11 +42,6 @@ class TargetingForm(Form):
     title = "Targeting"
 
     def build(self) -> list[w.Widget]:
-        if self.accounts is not None:
-            raise ToolkitError(
-                "the targeting form edits one account at a time: open it on one account of"
-                " the set (TargetingForm(form.accounts.session(name)))"
-            )
         self.kind = w.Dropdown(options=[], description="Target kind", tooltip="the kind to edit")
         self.kind.add_class("ct-kind")
         self.editor_box = w.VBox()
@@ -49,9 +51,19 @@ class TargetingForm(Form):
 
     # ------------------------------------------------------------------ which campaigns
 
+    def _several(self) -> bool:
+        """Over several accounts, none in focus: every account's campaigns at once."""
+        return self.accounts is not None and self.focused is None
+
+    def _formats(self) -> set[str]:
+        """The formats of the selected campaigns (of every account, over several)."""
+        if self._several():
+            return set().union(*self.per_account(self._formats).values())
+        return set(self.session.campaign_formats().reindex(list(self.selected)).dropna())
+
     def kinds(self) -> list[spec.TargetKind]:
         """The kinds a selected campaign's format allows (every kind when none is selected)."""
-        formats = set(self.session.campaign_formats().reindex(list(self.selected)).dropna())
+        formats = self._formats()
         return [k for k in spec.TARGET_KINDS.values() if not formats or formats & set(k.formats)]
 
     def groups(self, kind: spec.TargetKind) -> pd.Series:
@@ -59,6 +71,12 @@ class TargetingForm(Form):
         formats = self.session.campaign_formats().reindex(list(self.selected)).dropna()
         formats = formats[formats.map(kind.allowed_for).astype(bool)]
         return formats.map(kind.label_group).astype(str)
+
+    def _all_groups(self, kind: spec.TargetKind) -> set[str]:
+        """The label groups of ``kind`` of the selected campaigns (of every account)."""
+        if self._several():
+            return set().union(*self.per_account(lambda: self._all_groups(kind)).values())
+        return set(self.groups(kind))
 
     def _kind(self) -> spec.TargetKind | None:
         return spec.TARGET_KINDS.get(self.kind.value) if self.kind.value else None
@@ -70,18 +88,32 @@ class TargetingForm(Form):
         kind = spec.target_kind(name) if name else self._kind()
         if kind is None:
             raise ValueError("pick a target kind first")
-        groups = tuple(sorted(set(self.groups(kind))))
+        groups = tuple(sorted(self._all_groups(kind)))
         key = (kind.name, groups)
         if key not in self._editors:
-            chooser = make_chooser(kind, self.account.refs, list(groups), self._search)
+            chooser = make_chooser(kind, self._refs(), list(groups), self._search)
             ed = KindEditor(kind, chooser)
             ed.add_button.on_click(lambda _b: self._guarded("add", lambda: self.add(kind)))
             ed.drop_button.on_click(lambda _b: self._guarded("drop", lambda: self.drop(kind)))
             self._editors[key] = ed
         return self._editors[key]
 
+    def _own_session(self) -> Any:
+        """The session whose dictionaries and search the choosers use: the form's, the one
+        in focus, or over several accounts the first with selected campaigns (accounts of
+        one service share their dictionaries)."""
+        if not self._several():
+            return self.session
+        assert self.accounts is not None
+        names = self.chosen_accounts() or self.accounts.names
+        return self.accounts.session(names[0])
+
+    def _refs(self) -> Any:
+        return self._own_session().account.refs
+
     def _search(self, name: str, text: str) -> dict[str, str]:
-        return self.session.client.account.search(name, text, limit=spec.SEARCH_LIMIT_MAX)
+        client = self._own_session().client
+        return client.account.search(name, text, limit=spec.SEARCH_LIMIT_MAX)
 
     def redraw(self) -> None:
         if not hasattr(self, "kind"):
@@ -101,8 +133,7 @@ class TargetingForm(Form):
         self._show_current(kind, ed)
 
     def _show_current(self, kind: spec.TargetKind, ed: KindEditor) -> None:
-        groups = self.groups(kind)
-        df, column = self._rows(kind)
+        df, groups, column = self._current(kind)
         labels = dict(ed.chooser.labels)
         if "label" in df and len(df):
             named = df[df["label"].notna()]
@@ -116,6 +147,26 @@ class TargetingForm(Form):
         if left_out:
             note += f" ({left_out:,} left out: their format does not allow {kind.title})"
         ed.show_current(rows, note + f"; {len(rows):,} value(s) targeted")
+
+    def _current(self, kind: spec.TargetKind) -> tuple[pd.DataFrame, pd.Series, str]:
+        """The rows of ``kind`` (with the edits), the selected campaigns allowing it -> group,
+        and the column of values. Over several accounts (none in focus) every account's, its
+        campaigns numbered anew (one id may be a campaign of two accounts)."""
+        if not self._several():
+            df, column = self._rows(kind)
+            return df, self.groups(kind), column
+        frames, groups, start = [], [], 0
+        column = kind.column if kind.bids else "value"
+        for df, own, _column in self.per_account(lambda: self._current(kind)).values():
+            number = pd.Series(range(start, start + len(own)), index=own.index, dtype="int64")
+            start += len(own)
+            df = df[df["campaign_id"].isin(own.index)].copy()
+            df["campaign_id"] = number.reindex(df["campaign_id"].astype("int64")).to_numpy()
+            frames.append(df)
+            groups.append(pd.Series(own.to_numpy(), index=number.to_numpy(), dtype=object))
+        if not frames:
+            return empty(table_of(kind)), pd.Series([], dtype=object), column
+        return pd.concat(frames, ignore_index=True), pd.concat(groups), column
 
     def _rows(self, kind: spec.TargetKind) -> tuple[pd.DataFrame, str]:
         """The rows of ``kind`` in its table (with the edits), and the column of its values."""
@@ -142,14 +193,29 @@ class TargetingForm(Form):
         groups = self.groups(kind)
         return [int(c) for c in groups.index[groups == group]]
 
+    def _check_selected(self, kind: spec.TargetKind) -> None:
+        """Refuse an edit with no campaign selected (or, of one account, none allowing it)."""
+        if self.accounts is None:
+            self._campaign_count(kind)
+        elif not self.selected:
+            raise ValueError("select campaigns first: an edit goes to the selected campaigns")
+
     def add(self, kind: spec.TargetKind) -> None:
-        """Add the values picked in the chooser to the selected campaigns."""
+        """Add the values picked in the chooser to the selected campaigns (over several
+        accounts, to each account's, on its own tables)."""
         ed = self.editor(kind.name)
-        n = self._campaign_count(kind)
+        self._check_selected(kind)
         picked = ed.chooser.chosen()
         if not picked:
             raise ValueError(f"pick the {kind.title} values to add first")
         bid = ed.bid.amount() if kind.bids else None
+        self.for_each_account(lambda: self._add(kind, ed, picked, bid))
+        ed.chooser.reset()
+
+    def _add(
+        self, kind: spec.TargetKind, ed: KindEditor, picked: list[Any], bid: float | None
+    ) -> None:
+        n = self._campaign_count(kind)
         table = table_of(kind)
         df = self.table(table)
         for group in sorted({g for g, _v in picked}):
@@ -159,16 +225,19 @@ class TargetingForm(Form):
                 df = add_countries(df, ids, values, bid)
             else:
                 df = add_targets(df, kind, ids, values, ed.list_type.value, ed.chooser.labels)
-        ed.chooser.reset()
         self.edit(table, df, _note("add", kind, ed, picked, n, bid))
 
     def drop(self, kind: spec.TargetKind) -> None:
         """Drop the values picked under 'Has' from the selected campaigns that have them."""
         ed = self.editor(kind.name)
-        n = self._campaign_count(kind)
+        self._check_selected(kind)
         picked = list(ed.current.value)
         if not picked:
             raise ValueError(f"pick the {kind.title} values to drop under 'Has' first")
+        self.for_each_account(lambda: self._drop(kind, ed, picked))
+
+    def _drop(self, kind: spec.TargetKind, ed: KindEditor, picked: list[Any]) -> None:
+        n = self._campaign_count(kind)
         table = table_of(kind)
         df = self.table(table)
         for group, list_type in sorted({(g, lt) for g, lt, _v in picked}):
