@@ -222,9 +222,9 @@ def _checked_outputs(args: argparse.Namespace) -> Path | None:
 def rules_set(args: argparse.Namespace, rules: list[Any], conv: Conventions) -> int:
     """``rules ... --account all|a,b``: each account's statistics evaluated against it with
     its own profile's key, the plans shown and asked once, applied as one run of the set."""
-    import toolkit
 
     from .cli_rules import counts_text, read_options, write_decisions
+    from .client.client import profile_clients
     from .rules.over_set import evaluate_rules_set
 
     names = _set_names(args, "rules")
@@ -232,7 +232,7 @@ def rules_set(args: argparse.Namespace, rules: list[Any], conv: Conventions) -> 
     read = read_options(argparse.Namespace(**{**vars(args), "payouts": None}))
     stats, payouts, read = _rules_inputs(args, names, read)
     journal = args.journal or "default"
-    clients = {name: toolkit.connect(profile=name) for name in names}
+    clients = profile_clients(names)
     evaluated = evaluate_rules_set(
         rules, stats, clients, as_of=args.as_of, allow=args.allow or (), journal=journal,
         payouts=payouts or None, **read,

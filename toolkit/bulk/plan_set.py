@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..errors import PlanRefused, ToolkitError
+from ..frames.account_set import ACCOUNT, stacked
 from ..text import single_spaced
 from .guards import DEFAULT_MAX_ARCHIVE, GUARDS, archived
 from .outcomes import ApplyResult
@@ -35,9 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..client import Client
     from .journal import Journal
 
-#: The column that names the account in every frame of a set.
-ACCOUNT = "account"
-
 
 #: How the id of a run of a set starts.
 SET_PREFIX = "set-"
@@ -46,18 +44,6 @@ SET_PREFIX = "set-"
 def new_set_id() -> str:
     """A new id for a run of a set: ``set-<UTC time>-<6 hex>``."""
     return SET_PREFIX + datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-
-
-def _with_account(frames: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """The frames one under the other, each with its account's name first."""
-    parts = []
-    for name, df in frames.items():
-        part = df.copy()
-        part.insert(0, ACCOUNT, pd.Series([name] * len(df), index=df.index, dtype="string"))
-        parts.append(part)
-    if not parts:
-        return pd.DataFrame({ACCOUNT: pd.Series([], dtype="string")})
-    return pd.concat(parts, ignore_index=True)
 
 
 @dataclass
@@ -94,15 +80,15 @@ class PlanSet:
     @property
     def conflicts(self) -> pd.DataFrame:
         """Every account's conflicts, with ``account`` first."""
-        return _with_account({n: p.conflicts for n, p in self.plans.items()})
+        return stacked({n: p.conflicts for n, p in self.plans.items()})
 
     def to_frame(self) -> pd.DataFrame:
         """Every account's calls (:meth:`Plan.to_frame`), with ``account`` first."""
-        return _with_account({n: p.to_frame() for n, p in self.plans.items()})
+        return stacked({n: p.to_frame() for n, p in self.plans.items()})
 
     def changes(self) -> pd.DataFrame:
         """Every account's changes (:meth:`Plan.changes`), with ``account`` first."""
-        return _with_account({n: p.changes() for n, p in self.plans.items()})
+        return stacked({n: p.changes() for n, p in self.plans.items()})
 
     def counts(self) -> pd.DataFrame:
         """One row per account: calls, changes, conflicts, warnings."""
@@ -183,7 +169,7 @@ class SetResult:
 
     def to_frame(self) -> pd.DataFrame:
         """Every account's outcomes, item by item, with ``account`` first."""
-        return _with_account({n: r.to_frame() for n, r in self.results.items()})
+        return stacked({n: r.to_frame() for n, r in self.results.items()})
 
     def summary(self) -> str:
         """One block per account (its run and outcomes), then the errors."""
@@ -317,9 +303,9 @@ def plan_tables(
         stacked = {t: base.table(t) for t in tables} if hasattr(base, "members") else base
         bases = split_tables({t: stacked[t] for t in tables}, names, "the base")
     if clients is None:
-        from ..client.client import connect
+        from ..client.client import profile_clients
 
-        clients = {n: connect(profile=n) for n in names}
+        clients = profile_clients(names)
     lacking = [n for n in names if n not in clients]
     if lacking:
         raise ToolkitError(f"no client for account(s) {', '.join(lacking)}; nothing planned")

@@ -64,9 +64,9 @@ def _clients(names: Sequence[str], clients: Mapping[str, Client] | None) -> dict
         if missing:
             raise ConfigError(f"no client given for account(s) {', '.join(missing)}")
         return {n: clients[n] for n in names}
-    from ..client.client import connect
+    from ..client.client import profile_clients
 
-    return {n: connect(profile=n) for n in names}
+    return profile_clients(names)
 
 
 def undo_set_plan(

@@ -13,6 +13,7 @@ import os
 import sqlite3
 import threading
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -439,3 +440,12 @@ def connect(
             f" base_url, or add base_url to {config_path()}"
         )
     return Client(url, key, **merged)
+
+
+def profile_clients(
+    names: Iterable[str], given: Mapping[str, Client] | None = None
+) -> dict[str, Client]:
+    """A client for each account of ``names``: the one in ``given`` (not None), else one
+    connected by the profile of that name (:func:`connect`)."""
+    given = dict(given or {})
+    return {n: c if (c := given.get(n)) is not None else connect(profile=n) for n in names}

@@ -34,15 +34,18 @@ def _now() -> pd.Timestamp:
     return pd.Timestamp.now(tz="UTC")
 
 
-def stacked(frames: Mapping[str, pd.DataFrame], like: pd.DataFrame) -> pd.DataFrame:
+def stacked(frames: Mapping[str, pd.DataFrame], like: pd.DataFrame | None = None) -> pd.DataFrame:
     """The frames of several accounts one under the other (copied once), with ``account``
-    first naming each row's; ``like`` gives the columns and dtypes when there is none.
+    first naming each row's; ``like`` gives the columns and dtypes when there is none (by
+    default the first frame's; no column at all without a frame).
 
     >>> stacked({"a": pd.DataFrame({"id": [1, 2]}), "b": pd.DataFrame({"id": [3]})},
     ...         pd.DataFrame({"id": []}))["account"].tolist()
     ['a', 'a', 'b']
     """
     parts = list(frames.values())
+    if like is None:
+        like = parts[0].iloc[:0] if parts else pd.DataFrame()
     out = pd.concat(parts, ignore_index=True) if parts else like.iloc[:0].copy()
     for col in like.columns:  # a categorical of different categories would become object
         if out[col].dtype != like[col].dtype and isinstance(like[col].dtype, pd.CategoricalDtype):

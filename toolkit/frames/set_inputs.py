@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..client import Client
-from ..client.client import connect
+from ..client.client import profile_clients
 from ..errors import ValidationError
 from .account_set import ACCOUNT, AccountSet
 from .load_set import load_accounts
@@ -75,7 +75,7 @@ def set_and_clients(
             f"clients= names {', '.join(map(repr, unknown))}, not an account of the set;"
             f" the accounts are {', '.join(source.names)}"
         )
-    return source, {n: clients.get(n) or connect(profile=n) for n in source.names}
+    return source, profile_clients(source.names, clients)
 
 
 def _counted(names: pd.Series, unknown: Sequence[str]) -> str:

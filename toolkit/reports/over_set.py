@@ -39,13 +39,6 @@ from . import profit_proposals as profit_plan
 WHOLE_SET = "all"
 
 
-def _stack(parts: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """The parts one under the other with ``account`` first (the first part's columns when
-    every part is empty)."""
-    like = next(iter(parts.values())).iloc[:0]
-    return stacked(dict(parts), like)
-
-
 def _one_key(frame: pd.DataFrame) -> pd.DataFrame:
     """The stacked frame with each ``(account, campaign_id)`` numbered as one campaign, for
     counts of campaigns over the set (ids are unique per account only)."""
@@ -68,7 +61,7 @@ class SetReport:
     made_at: pd.Timestamp = field(default_factory=lambda: pd.Timestamp.now(tz="UTC"))
 
     def __post_init__(self) -> None:
-        self.frame = _stack({n: r.frame for n, r in self.reports.items()})
+        self.frame = stacked({n: r.frame for n, r in self.reports.items()})
 
     @property
     def names(self) -> list[str]:
@@ -94,7 +87,7 @@ class SetReport:
     @property
     def left_out(self) -> pd.DataFrame:
         """The campaigns each report left out, with ``account`` first."""
-        return _stack({n: r.left_out for n, r in self.reports.items()})
+        return stacked({n: r.left_out for n, r in self.reports.items()})
 
     @property
     def left_out_note(self) -> str:
@@ -113,18 +106,18 @@ class SetReport:
 
     def proposals(self, to: str = "minimum") -> pd.DataFrame:
         """Each account's :meth:`BidReport.proposals`, with ``account`` first."""
-        return _stack({n: r.proposals(to) for n, r in self.reports.items()})
+        return stacked({n: r.proposals(to) for n, r in self.reports.items()})
 
     @property
     def bid_rules(self) -> pd.DataFrame:
         """Each account's bid rules with their statistics, with ``account`` first."""
-        return _stack({n: r.bid_rules for n, r in self.reports.items()})
+        return stacked({n: r.bid_rules for n, r in self.reports.items()})
 
     @property
     def stats(self) -> pd.DataFrame | None:
         """The statistics joined, with ``account`` first (None when none was)."""
         joined = {n: r.stats for n, r in self.reports.items() if r.stats is not None}
-        return _stack(joined) if joined else None
+        return stacked(joined) if joined else None
 
     def history(self) -> pd.DataFrame | None:
         """The price history of every account's queries (None when no report kept one)."""

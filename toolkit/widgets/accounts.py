@@ -23,7 +23,7 @@ import pandas as pd
 from ..bulk.journal import Journal
 from ..bulk.plan import account_of
 from ..client import Client
-from ..client.client import connect, profiles
+from ..client.client import profile_clients, profiles
 from ..client.profiles import pick_profiles
 from ..errors import ToolkitError
 from ..frames import AccountSet
@@ -33,24 +33,17 @@ from ..frames.schemas import empty
 from .session import Session, progress_journal
 
 
-def connect_clients(names: list[str], clients: Mapping[str, Client] | None) -> dict[str, Client]:
-    """A client for each of ``names``: the one given in ``clients``, else one connected by
-    the profile of that name."""
-    given = dict(clients or {})
-    return {n: given[n] if n in given else connect(profile=n) for n in names}
-
-
 def load_set(
     accounts: Any, clients: Mapping[str, Client] | None, progress: bool
 ) -> tuple[AccountSet, dict[str, Client]]:
     """The set ``accounts`` names, loaded unless it is an AccountSet, and a client per
     loaded account."""
     if isinstance(accounts, AccountSet):
-        return accounts, connect_clients(accounts.names, clients)
+        return accounts, profile_clients(accounts.names, clients)
     if isinstance(accounts, Mapping):
         given = dict(accounts)
     else:
-        given = connect_clients(pick_profiles(accounts, profiles()), clients)
+        given = profile_clients(pick_profiles(accounts, profiles()), clients)
     loaded = load_accounts(given, progress=progress)
     return loaded, {n: given[n] for n in loaded.names}
 
@@ -141,4 +134,4 @@ def is_set_source(source: Any) -> bool:
     return isinstance(source, (list, tuple)) and all(isinstance(s, str) for s in source)
 
 
-__all__ = ["AccountsSession", "check_owner", "connect_clients", "is_set_source", "load_set"]
+__all__ = ["AccountsSession", "check_owner", "is_set_source", "load_set"]

@@ -355,7 +355,7 @@ def _chosen(found: SetWorkbook, accounts: Sequence[str] | None) -> list[str]:
 def _connect(found: SetWorkbook, names: Sequence[str]) -> dict[str, Client]:
     """Each account's client by its profile; an account without one is refused with the
     first cell that names it."""
-    from ...client.client import connect, profiles
+    from ...client.client import profile_clients, profiles
 
     known = set(profiles())
     lacking = [n for n in names if n not in known]
@@ -372,7 +372,7 @@ def _connect(found: SetWorkbook, names: Sequence[str]) -> dict[str, Client]:
             for n in lacking
         ]
         raise WorkbookError(problems, str(found.path))
-    return {n: connect(profile=n) for n in names}
+    return profile_clients(names)
 
 
 __all__ = [
