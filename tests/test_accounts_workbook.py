@@ -345,3 +345,11 @@ def test_a_sets_tables_edited_in_pandas_are_planned_per_account_three_ways(
         toolkit.plan_accounts({"countries": stray}, base=accounts)
     with pytest.raises(ValueError, match="table countries has no 'account' column"):
         toolkit.plan_accounts({"countries": bids.drop(columns="account")}, accounts=["a"])
+
+
+def test_the_command_line_knows_a_sets_id_as_the_journal_writes_it() -> None:
+    """``undo``/``repair`` tell a set's id by its prefix without importing the planner."""
+    from toolkit.bulk.plan_set import SET_PREFIX, new_set_id
+    from toolkit.cli_runs import SET_PREFIX as CLI_PREFIX
+
+    assert CLI_PREFIX == SET_PREFIX and new_set_id().startswith(CLI_PREFIX)
