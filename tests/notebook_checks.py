@@ -422,6 +422,16 @@ assert abs(stat["cost_saved"] - thr["cost_saved"]) < 0.05 * stat["cost_saved"]
 assert stat["revenue_lost"] < thr["revenue_lost"] and stat["net"] > thr["net"]
 assert stat["winners_stopped"] < thr["winners_stopped"] and stat["precision"] > thr["precision"]
 """,
+        "c37": """\
+# the trade-off's figures are the backtest's: the two tuned rule sets of section 5 again
+again = tradeoff(stats, truth, {"statistical": [0.95], "zero_conversion": [x]}, level=LEVELS)
+for (_, mine), (_, theirs) in zip(again.iterrows(), both.summary.iterrows(), strict=True):
+    for col in ("stopped", "losers_stopped", "winners_stopped"):
+        assert mine[col] == theirs[col], (col, mine[col], theirs[col])
+    for col in ("cost_saved", "revenue_lost", "precision", "recall"):
+        assert np.isclose(mine[col], theirs[col], rtol=1e-9), (col, mine[col], theirs[col])
+assert len(curves) == 8 and set(curves["family"]) == {"statistical", "threshold"}
+""",
         "c40": """\
 assert len(inside) >= 2 and (inside["revenue_lost"].to_numpy() < thr_lost).all()
 """,

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import toolkit
-from toolkit.rules import backtest, match_cost_saved
+from toolkit.rules import backtest, match_cost_saved, side_by_side
 from toolkit.sandbox import Sandbox
 from toolkit.stats import stats_frame
 
@@ -119,6 +119,27 @@ def test_rule_sets_side_by_side_and_by_rule(small):
     by = result.by_rule.set_index("rule_set")
     assert by.loc["loose", "decisions"] == 2 and by.loc["loose", "revenue_lost"] == 10.0
     assert set(result.decisions["rule_set"]) == {"strict", "loose"}
+
+
+def test_backtests_at_hand_side_by_side_are_the_backtest_of_both(small):
+    loose = {**BLACKLIST, "when": "cost >= 1 and conversions = 0"}
+    together = backtest({"strict": [BLACKLIST], "loose": [loose]}, small)
+    apart = side_by_side(
+        {"strict": backtest([BLACKLIST], small), "loose": backtest([loose], small)}
+    )
+    for table in ("summary", "by_rule", "decisions"):
+        pd.testing.assert_frame_equal(getattr(apart, table), getattr(together, table))
+    assert apart.days == together.days and apart.delay is None
+    # a result of several rule sets keeps their names after its own
+    nested = side_by_side({"run": together, "again": backtest([loose], small)})
+    assert nested.summary["rule_set"].tolist() == ["run: strict", "run: loose", "again"]
+    assert set(nested.decisions["rule_set"]) == {"run: strict", "run: loose", "again"}
+    shorter = backtest([loose], small, end=DAY0 + dt.timedelta(days=2))
+    with pytest.raises(ValueError, match="'short' replays 3 days .* where 'strict' replays 4"):
+        side_by_side({"strict": together, "short": shorter})
+    late = backtest([loose], small, delay={0: 0.0, 1: 1.0}, complete=True)
+    with pytest.raises(ValueError, match="delay"):
+        side_by_side({"strict": together, "late": late})
 
 
 def test_start_and_end_limit_the_days_replayed(small):

@@ -96,6 +96,44 @@ def test_the_statistical_family_replays_as_the_backtest_does(demo_stats, table):
         assert row[col] == pytest.approx(replayed[col], rel=1e-9), col
 
 
+def test_two_levels_add_up_and_replay_as_the_backtest_of_a_rule_per_level(demo_stats, table):
+    stats, truth = demo_stats
+    both = tradeoff(
+        stats, truth, {"statistical": [0.95], "roi": [(8.0, 50.0)]}, level=("subid", "source")
+    )
+    alone = tradeoff(stats, truth, {"statistical": [0.95], "roi": [(8.0, 50.0)]}, level="source")
+
+    def rule_set(when):
+        return [
+            {"name": f"{lv}s", "level": lv, "window": WINDOW, "action": "blacklist", "when": when}
+            for lv in ("subid", "source")
+        ]
+
+    for family in ("statistical", "roi"):  # the levels add up
+        row = both[both["family"] == family].iloc[0]
+        sub = table[table["family"] == family].iloc[0]  # the subIds alone
+        src = alone[alone["family"] == family].iloc[0]
+        assert row["stopped"] == sub["stopped"] + src["stopped"] > src["stopped"] > 0, family
+        for col in ("cost_saved", "revenue_lost", "losers_stopped", "winners_stopped"):
+            assert row[col] == pytest.approx(sub[col] + src[col], rel=1e-12), (family, col)
+        judged = row["losers_stopped"] + row["winners_stopped"]
+        assert row["precision"] == pytest.approx(row["losers_stopped"] / judged)
+        losers = sub["losers_stopped"] / sub["recall"] + src["losers_stopped"] / src["recall"]
+        assert row["recall"] == pytest.approx(row["losers_stopped"] / losers)
+    # and they are what a backtest of the rule set with one rule per level says
+    rules = rule_set("p_loss >= 0.95 and clicks >= 200")
+    replayed = backtest(rules, stats, truth=truth).summary.iloc[0]
+    row = both[both["family"] == "statistical"].iloc[0]
+    for col in ("stopped", "losers_stopped", "winners_stopped"):
+        assert row[col] == replayed[col], col
+    for col in ("cost_saved", "revenue_lost", "net", "precision", "recall"):
+        assert row[col] == pytest.approx(replayed[col], rel=1e-9), col
+    with pytest.raises(ValueError, match="each once"):
+        tradeoff(stats, truth, ["roi"], level=("subid", "subid"))
+    with pytest.raises(ValueError, match="no rows at level 'campagne'"):
+        tradeoff(stats, truth, ["roi"], level=("subid", "campagne"))
+
+
 def test_at_equal_cost_saved_interpolates_within_every_family_reach():
     table = pd.DataFrame(
         {

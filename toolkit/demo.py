@@ -65,14 +65,13 @@ STATS_WORDS = (
 
 def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     """Statistics, a backtest against the threshold rule saving as much, and the plan."""
-    import pandas as pd
     import yaml
 
     import toolkit
 
     from .bulk.preview import Pointers
     from .frames.cells import write_csv
-    from .rules import match_cost_saved
+    from .rules import match_cost_saved, side_by_side
     from .sandbox.stats_gen import DELAY
 
     truth = client.sandbox.stats_export(out / "stats.csv", days=28, seed=5)
@@ -80,20 +79,14 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
     ours = toolkit.backtest(demo_rules(), stats, truth=truth)
     saved = float(ours.summary["cost_saved"].iloc[0])
     x, theirs = match_cost_saved(_threshold, saved, stats, 0.0, 64.0, steps=8, truth=truth)
-    both = pd.concat(
-        [
-            ours.summary.assign(rule_set="statistical"),
-            theirs.summary.assign(rule_set=f"cost > {x:.2f} and conversions = 0"),
-        ],
-        ignore_index=True,
-    )
-    write_csv(both, out / "backtest.csv")
+    both = side_by_side({"statistical": ours, f"cost > {x:.2f} and conversions = 0": theirs})
+    write_csv(both.summary, out / "backtest.csv")
     print(f"5. Rules over {len(stats):,} rows of tracker statistics ({out / 'stats.csv'})")
     last, days = stats["date"].max().date(), stats["date"].nunique()
     known = DELAY[0] * 100  # the share of a day's conversions known on the day itself
     print(STATS_WORDS.format(days=days, last=last, payouts=out / "payouts.csv", known=known))
     print("   Backtest over 28 days, the threshold tuned to save the same cost:")
-    print(both.round(3).to_string(index=False))
+    print(both.summary.round(3).to_string(index=False))
     rules = demo_rules(limit=3)
     (out / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False), "utf-8")
     journal = out / "journal.db"  # what the rules did is remembered where the run is journaled

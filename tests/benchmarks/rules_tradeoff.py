@@ -293,6 +293,18 @@ def check_backtest(data: Data, rule: dict[str, Any], mine: dict[str, Any]) -> st
     )
 
 
+def _point(text: str) -> float | str:
+    """A value of ``--stat-grid``: ``p``, or ``p:x`` (a second parameter, ``{x}``)."""
+    return text if ":" in text else float(text)
+
+
+def stat_when(template: str, point: float | str) -> tuple[float, str]:
+    """``p`` and the statistical condition of a grid point (``p`` or ``"p:x"``)."""
+    p_text, _, x = str(point).partition(":")
+    p = float(p_text)
+    return p, template.format(p=p, q=1 - p, x=x)
+
+
 def grid_names(grid: dict[str, list]) -> set[str]:
     """The statistical thresholds of a grid, as the rows name them."""
     return {str(p) for p in grid["statistical"]}
@@ -328,19 +340,19 @@ def run_one(data: Data, grid: dict[str, list], args: argparse.Namespace) -> tupl
     extra = json.loads(args.stat_extra) if args.stat_extra else {}
     if data.gen.delay and args.stat_extra_delayed:
         extra |= json.loads(args.stat_extra_delayed)
-    for p in grid["statistical"]:
-        when = args.stat_when.format(p=p, q=1 - p)
-        rule = _rule(f"p{p}", when, args.window, **extra)
+    for point in grid["statistical"]:
+        p, when = stat_when(args.stat_when, point)
+        rule = _rule(f"p{point}", when, args.window, **extra)
         row = {
             "family": "statistical",
-            "threshold": str(p),
+            "threshold": str(point),
             "rule": when,
             **data.after(statistical_replay(data, rule)),
         }
         rows.append(row)
         calib.append(
             {
-                "threshold": str(p),
+                "threshold": str(point),
                 "promised": round(1 - p, 4) if 0 < p < 1 else np.nan,
                 "stopped": row["stopped"],
                 "winners_stopped": row["winners_stopped"],
@@ -508,7 +520,7 @@ def holdout(
                     if p is None:
                         continue
                     if p not in done:
-                        when = args.stat_when.format(p=float(p), q=1 - float(p))
+                        _, when = stat_when(args.stat_when, p)
                         rule = _rule(f"p{p}", when, args.window, **extra)
                         done[p] = data.after(statistical_replay(data, rule))["net"]
                     nets[family].append(done[p])
@@ -543,7 +555,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--stat-grid",
         default="",
-        help="the values of {p} in --stat-when, comma-separated (default: the grid's)",
+        help="the values of {p} in --stat-when, comma-separated (default: the grid's); "
+        "p:x also sets {x}, a second parameter (e.g. a cost gate)",
     )
     p.add_argument("--stat-extra", default="", help="more fields of the statistical rule, JSON")
     p.add_argument(
@@ -581,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
     days = args.days or (21 if args.quick else 28)
     grid = dict(QUICK if args.quick else FULL)
     if args.stat_grid:
-        grid["statistical"] = [float(v) for v in args.stat_grid.split(",")]
+        grid["statistical"] = [_point(v) for v in args.stat_grid.split(",")]
     started, cpu = time.perf_counter(), time.process_time()
     tables, equal, calib = [], [], []
     for name in args.settings:

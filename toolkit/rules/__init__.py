@@ -26,7 +26,7 @@
 """
 
 from .actions import to_actions
-from .backtest import Backtest, backtest
+from .backtest import Backtest, backtest, side_by_side
 from .decide import DECISION_COLUMNS, Stats
 from .evaluate import RulesResult, evaluate_rules, with_outcomes
 from .evidence import (
@@ -63,6 +63,7 @@ __all__ = [
     "load_rules",
     "match_cost_saved",
     "prob_rate_below",
+    "side_by_side",
     "to_actions",
     "with_outcomes",
     "zero_conversion_p",

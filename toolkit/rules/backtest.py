@@ -82,7 +82,7 @@ class Backtest:
     delay: Delay | None = None
 
     def __repr__(self) -> str:
-        span = f"{self.days[0]} to {self.days[-1]}" if self.days else "no days"
+        span = _span(self.days)
         known = f", replaying what was known under {self.delay}" if self.delay else ""
         return f"Backtest over {len(self.days)} days ({span}{known}):\n{self.summary.to_string()}"
 
@@ -108,6 +108,43 @@ class Backtest:
         if table not in TABLES:
             raise ValueError(f"table {table!r}: one of {', '.join(TABLES)}")
         return write_csv(getattr(self, table), path)
+
+
+def side_by_side(results: Mapping[str, Backtest]) -> Backtest:
+    """Backtests of the same statistics, days and delay made one, as :func:`backtest` of a
+    mapping of rule sets gives it: each result's rule set named by its key (``key: name``
+    where a result holds several), its rows in the order given. For results already at hand
+    (one from :func:`~toolkit.rules.matching.match_cost_saved`, say): nothing is replayed
+    again. Results over other days or another delay are refused, naming the first that
+    differs.
+
+    >>> both = side_by_side({"statistical": ours, "threshold": theirs})  # doctest: +SKIP
+    """
+    named = list(results.items())
+    if not named:
+        raise ValueError("side_by_side: no backtest given")
+    first_name, first = named[0]
+    for name, result in named[1:]:
+        if result.days != first.days or str(result.delay) != str(first.delay):
+            raise ValueError(
+                f"side_by_side: {name!r} replays {len(result.days)} days "
+                f"({_span(result.days)}, delay {result.delay}) where {first_name!r} replays "
+                f"{len(first.days)} ({_span(first.days)}, delay {first.delay}); backtest them "
+                "over the same statistics and days"
+            )
+    tables: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
+    for name, result in named:
+        sets = list(result.summary["rule_set"])
+        renamed = {s: name if len(sets) == 1 else f"{name}: {s}" for s in sets}
+        for table in TABLES:
+            frame = getattr(result, table)
+            tables[table].append(frame.assign(rule_set=frame["rule_set"].map(renamed)))
+    joined = {name: pd.concat(frames, ignore_index=True) for name, frames in tables.items()}
+    return Backtest(**joined, days=list(first.days), delay=first.delay)
+
+
+def _span(days: list[dt.date]) -> str:
+    return f"{days[0]} to {days[-1]}" if days else "no days"
 
 
 def daily_stats(stats: Any, columns: Mapping[str, str] | None = None, **read: Any) -> pd.DataFrame:
