@@ -170,6 +170,8 @@ assert runs["run_id"].tolist() == [result.run_id, undone.run_id]
 for path in (html, xlsx, actions):
     assert path.exists() and path.stat().st_size > 0, path
 assert {"summary", "bids", "to minimum"} <= set(sheets)
+from toolkit.bulk.workbook.actions import plan_actions
+
 assert len(plan_actions(client, actions).changes()) == len(proposal)
 """,
         "c31": """\
@@ -396,6 +398,8 @@ assert days == 28 and len(truth) > 0
 assert loser["p_below_break_even"] > 0.95 > winner["p_below_break_even"]
 """,
         "c15": """\
+from toolkit.rules import load_rules
+
 assert load_rules(FILES / "rules.yaml") == load_rules(RULES)
 """,
         "c20": """\
