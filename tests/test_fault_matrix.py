@@ -116,10 +116,28 @@ class SandboxProcess:
     def clear(self) -> None:
         requests.delete(f"{self.url}/_sandbox/faults", timeout=10).raise_for_status()
 
+    def reset(self) -> None:
+        """Seed the state anew (:data:`CAMPAIGNS`, :data:`SEED`: the same keys), no faults."""
+        self.clear()
+        body = {"campaigns": CAMPAIGNS, "seed": SEED}
+        r = requests.post(f"{self.url}/_sandbox/reset", json=body, timeout=30)
+        assert r.status_code == 200 and self.key in r.json()["api_keys"], r.text
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
 
 def _pump(stream: Any, lines: queue.Queue[str]) -> None:
     for line in stream:
         lines.put(line.strip())
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return requests.get(f"{url}/_sandbox/health", timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
 
 
 def free_port() -> int:
@@ -128,11 +146,28 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture()
-def service(tmp_path):
-    sb = SandboxProcess(tmp_path / "sandbox.db", free_port()).start()
-    yield sb
+@pytest.fixture(scope="module")
+def sandbox_process(tmp_path_factory):
+    """One sandbox process for the module's tests (a start costs 2-3 s)."""
+    sb = SandboxProcess(tmp_path_factory.mktemp("sandbox") / "sandbox.db", free_port())
+    yield sb.start()
     sb.kill()
+
+
+@pytest.fixture()
+def service(sandbox_process):
+    """The module's sandbox process seeded anew for the test (:data:`CAMPAIGNS` campaigns,
+    :data:`SEED`), without faults; started again when a test left it killed."""
+    sb = sandbox_process
+    if not sb.running:
+        sb.start()
+        deadline = time.monotonic() + 60
+        while not _healthy(sb.url) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    sb.reset()
+    yield sb
+    if sb.running:
+        sb.clear()
 
 
 def connect(sb: SandboxProcess, **options: Any):

@@ -36,6 +36,7 @@ from .test_fault_matrix import (
     differences,
     edit,
     lost_items,
+    sandbox_process,  # noqa: F401 - a fixture
     service,  # noqa: F401 - the fixture
     state,
     tables_of,
