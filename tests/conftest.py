@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import requests
 
@@ -175,6 +176,25 @@ def api(sandbox: Sandbox) -> Api:
 def other(sandbox: Sandbox) -> Api:
     """The second account."""
     return Api(sandbox.url, sandbox.api_keys[1])
+
+
+@pytest.fixture(scope="session")
+def _demo_statistics(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, list]:
+    """The demo account's 28 days of statistics (seed 5), as ``campaign-toolkit demo`` and
+    notebook 07 have them, read, and their truth: made once per test process."""
+    import toolkit
+
+    path = tmp_path_factory.mktemp("demo-stats") / "stats.csv"
+    with Sandbox() as sandbox:  # the demo account of toolkit.connect()
+        truth = sandbox.stats_export(path, days=28, seed=5)
+    return toolkit.read_stats(path), truth
+
+
+@pytest.fixture(scope="module")
+def demo_statistics(_demo_statistics: tuple[pd.DataFrame, list]) -> tuple[pd.DataFrame, list]:
+    """:func:`_demo_statistics`, the module's own copy (the frame and the truth's rows)."""
+    stats, truth = _demo_statistics
+    return stats.copy(), [dict(row) for row in truth]
 
 
 @pytest.fixture()

@@ -9,9 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import toolkit
 from toolkit.rules import backtest, match_cost_saved, side_by_side
-from toolkit.sandbox import Sandbox
 from toolkit.stats import stats_frame
 
 DAY0 = dt.date(2026, 3, 1)
@@ -278,11 +276,9 @@ def threshold(x: float) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def demo_stats(tmp_path_factory):
-    path = tmp_path_factory.mktemp("stats") / "stats.csv"
-    with Sandbox() as sb:  # the demo account of toolkit.connect()
-        truth = sb.stats_export(path, days=28, seed=5)
-    return toolkit.read_stats(path), truth
+def demo_stats(demo_statistics):
+    """The demo account's 28 days of statistics (seed 5) and their truth (conftest)."""
+    return demo_statistics
 
 
 def test_statistical_rule_loses_clearly_less_than_a_threshold_rule_saving_the_same(demo_stats):

@@ -22,18 +22,15 @@ import toolkit
 from toolkit.errors import RulesError
 from toolkit.rules.decide import DECIDED, decide
 from toolkit.rules.model import load_rules
-from toolkit.sandbox import Sandbox
 
 THRESHOLDS = (0.95, 0.99)
 LEVELS = ("subid", "source")
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, Any]:
-    path = tmp_path_factory.mktemp("looks") / "stats.csv"
-    with Sandbox() as sb:  # the demo account, as campaign-toolkit demo has it
-        truth = sb.stats_export(path, days=28, seed=5)
-    return toolkit.read_stats(path), truth
+def demo(demo_statistics):
+    """The demo account's 28 days of statistics (seed 5) and their truth (conftest)."""
+    return demo_statistics
 
 
 def rules(threshold: float, **extra: Any) -> list[dict[str, Any]]:

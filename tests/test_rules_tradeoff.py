@@ -8,18 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import toolkit
 from toolkit.rules import backtest
 from toolkit.rules.tradeoff import WINDOW, at_equal_cost_saved, tradeoff
-from toolkit.sandbox import Sandbox
 
 
 @pytest.fixture(scope="module")
-def demo_stats(tmp_path_factory):
-    path = tmp_path_factory.mktemp("stats") / "stats.csv"
-    with Sandbox() as sb:  # the demo account of toolkit.connect()
-        truth = sb.stats_export(path, days=28, seed=5)
-    return toolkit.read_stats(path), truth
+def demo_stats(demo_statistics):
+    """The demo account's 28 days of statistics (seed 5) and their truth (conftest)."""
+    return demo_statistics
 
 
 @pytest.fixture(scope="module")
