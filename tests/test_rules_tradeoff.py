@@ -85,7 +85,11 @@ def test_the_statistical_family_replays_as_the_backtest_does(demo_stats, table):
         }
     ]
     replayed = backtest(rule, stats, truth=truth).summary.iloc[0]
-    row = table[table["family"] == "statistical"].iloc[0]
+    assert_same_figures(table[table["family"] == "statistical"].iloc[0], replayed)
+
+
+def assert_same_figures(row: pd.Series, replayed: pd.Series) -> None:
+    """A trade-off row says what a backtest's summary row says."""
     for col in ("stopped", "losers_stopped", "winners_stopped"):
         assert row[col] == replayed[col], col
     for col in ("cost_saved", "revenue_lost", "net", "precision", "recall"):
@@ -119,11 +123,7 @@ def test_two_levels_add_up_and_replay_as_the_backtest_of_a_rule_per_level(demo_s
     # and they are what a backtest of the rule set with one rule per level says
     rules = rule_set("p_loss >= 0.95 and clicks >= 200")
     replayed = backtest(rules, stats, truth=truth).summary.iloc[0]
-    row = both[both["family"] == "statistical"].iloc[0]
-    for col in ("stopped", "losers_stopped", "winners_stopped"):
-        assert row[col] == replayed[col], col
-    for col in ("cost_saved", "revenue_lost", "net", "precision", "recall"):
-        assert row[col] == pytest.approx(replayed[col], rel=1e-9), col
+    assert_same_figures(both[both["family"] == "statistical"].iloc[0], replayed)
     with pytest.raises(ValueError, match="each once"):
         tradeoff(stats, truth, ["roi"], level=("subid", "subid"))
     with pytest.raises(ValueError, match="no rows at level 'campagne'"):
