@@ -47,6 +47,7 @@ from .fresh import effective
 from .geo_mix import payouts_of, with_mix
 from .model import CAMPAIGN, METRICS, PAYOUT_METRICS, Rule, load_rules
 from .payouts import HOW_TO_GIVE, NO_PAYOUT, read_payouts
+from .why import why_words
 
 #: The columns of the decisions frame, in order.
 DECISION_COLUMNS: tuple[str, ...] = (
@@ -75,8 +76,6 @@ DECIDED, OVER_LIMIT, ALREADY = "decided", "over limit", "already"
 #: The read options of the statistics readers a :class:`Stats` passes on when they are set
 #: (``date_format="%d/%m/%Y"``, ``decimal=","``, ``campaign_map=FILE``).
 READ_OPTIONS: tuple[str, ...] = ("date_format", "decimal", "campaign_map")
-#: The numbers every decision's ``why`` shows after the ones its condition names.
-SHOWN = ("p_loss", "clicks", "cost", "conversions")
 _ITEM = ["campaign_id", "level", "key"]
 
 
@@ -345,30 +344,9 @@ def _scoped(ev: pd.DataFrame, rule: Rule, formats: Mapping[int, str] | None) -> 
     return ev[keep]
 
 
-def _why(rows: pd.DataFrame, rule: Rule) -> list[str]:
-    names = list(dict.fromkeys([*(c.metric for c in rule.when), *SHOWN]))
-    columns = [rows[m].to_numpy(dtype=float) for m in names]
-    words = [
-        ", ".join(f"{m} {_shown(m, v)}" for m, v in zip(names, values, strict=True))
-        for values in zip(*columns, strict=True)
-    ]
-    mix = rows["payout_mix"].fillna("") if "payout_mix" in rows else [""] * len(rows)
-    return [f"{w}, {x}" if x else w for w, x in zip(words, mix, strict=True)]
-
-
-def _shown(metric: str, value: float) -> str:
-    if np.isnan(value):
-        return "n/a"
-    if metric in ("cost", "revenue", "profit", "cpa", "epc", "cpc"):
-        return f"{value:.2f}"
-    if metric in ("p_loss", "p_win", "p_zero", "p_loss_daily"):
-        return f"{value:.4f}"
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.4g}"
-
-
 Done = Callable[[Rule, pd.DataFrame], np.ndarray]
+#: Which of a rule's evidence rows to leave out before its condition is looked at.
+Skip = Callable[[Rule, pd.DataFrame], np.ndarray]
 #: Per rule, how many changes it made per campaign on the same evidence already.
 Made = Callable[[Rule], Mapping[int, int]]
 
@@ -411,18 +389,21 @@ def decide_rule(
     done: Done | None = None,
     made: Made | None = None,
     payouts: pd.DataFrame | None = None,
+    skip: Skip | None = None,
 ) -> pd.DataFrame:
     """One rule's decisions (see :data:`DECISION_COLUMNS`); the items whose condition needs
     a payout they do not have, and whose other clauses hold, are ``no payout known``.
     The probability clauses (``p_loss``, ``p_win``) hold on the evidence of the
     ``rule.confirm - 1`` days before too (:mod:`toolkit.rules.confirm`); ``why`` says what
-    those days showed."""
+    those days showed. ``skip(rule, evidence)``: the items left out (no row of theirs)."""
     last = last_day(stats, as_of)
     if rule.window is not None and last is None:
         message = f"a window of {rule.window} days, but the statistics carry no dates"
         raise RulesError([RuleProblem(rule.number or None, rule.name, "window", message)])
     since, until = window_of(rule, last, as_of is not None)
     ev = _scoped(window_evidence(stats, rule, since, until, until or last, payouts), rule, formats)
+    if skip is not None:
+        ev = ev[~skip(rule, ev)]
     hit = np.ones(len(ev), dtype=bool)
     others = np.ones(len(ev), dtype=bool)  # the clauses that need no payout
     for clause in rule.when:
@@ -436,17 +417,17 @@ def decide_rule(
     )
     note = pd.Series(before, index=ev.index[hit], dtype=object)
     rows = _limited(ev[hit][held], rule, done, made)
-    rows["why"] = [w + b for w, b in zip(_why(rows, rule), note[rows.index], strict=True)]
+    rows["why"] = [w + b for w, b in zip(why_words(rows, rule), note[rows.index], strict=True)]
     if not held.all():
         wait = ev[hit][~held].assign(status=UNCONFIRMED)
-        words = zip(_why(wait, rule), note[wait.index], strict=True)
+        words = zip(why_words(wait, rule), note[wait.index], strict=True)
         wait["why"] = [f"{w}{b}: {HOW_TO_ACT}" for w, b in words]
         rows = pd.concat([rows, wait])
     if unpaid.any():
         lost = ev[unpaid].assign(status=NO_PAYOUT)
         lost["why"] = [
             f"no payout known for campaign {c} (no conversions in the window): {HOW_TO_GIVE}; {w}"
-            for c, w in zip(lost["campaign_id"], _why(lost, rule), strict=True)
+            for c, w in zip(lost["campaign_id"], why_words(lost, rule), strict=True)
         ]
         rows = pd.concat([rows, lost])
     rows["rule"] = rule.name
@@ -524,6 +505,7 @@ def decide(
     done: Done | None = None,
     made: Made | None = None,
     payouts: Any = None,
+    skip: Skip | None = None,
     **read: Any,
 ) -> pd.DataFrame:
     """Every enabled rule's decisions, in rule order: one row per item whose condition holds.
@@ -539,12 +521,15 @@ def decide(
     statistics readers when ``stats`` is an export's path. ``payouts``: a payouts table
     (a CSV or XLSX file's path or a frame, :func:`~toolkit.rules.payouts.read_payouts`) whose
     payouts come before the rules' ``payout`` and the campaigns' revenue per conversion.
+    ``skip(rule, evidence)``: the items a rule leaves out, a mask of its evidence rows.
     """
     rules = load_rules(rules)
     source = stats if isinstance(stats, Stats) else Stats(stats, columns=columns, **read)
     table = None if payouts is None else read_payouts(payouts)
     read_windows(rules, source, as_of)
-    parts = [decide_rule(r, source, formats, as_of, done, made, table) for r in rules if r.enabled]
+    parts = [
+        decide_rule(r, source, formats, as_of, done, made, table, skip) for r in rules if r.enabled
+    ]
     parts = [p for p in parts if len(p)]
     if not parts:
         return empty_decisions()

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .backtest import Backtest, _after, _rule_sets, _summary, backtest, replayed_days, truth_items
@@ -99,10 +100,21 @@ class Looks:
         what the rows show besides the item, its rule and day is the replay's without stops.
         Its warnings are left to the backtest of the parameter found."""
         first: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+        decided: dict[str, set[tuple[int, str]]] = {r.name: set() for r in rules}
+
+        def skip(rule: Rule, evidence: pd.DataFrame) -> np.ndarray:
+            """The items ``rule`` decided on an earlier look: their first decision is taken
+            (no limit, no prior: the other items' rows are the same without theirs)."""
+            done = decided[rule.name]
+            if not done:
+                return np.zeros(len(evidence), dtype=bool)
+            pairs = zip(evidence["campaign_id"].tolist(), evidence["key"].tolist(), strict=True)
+            return np.fromiter((p in done for p in pairs), dtype=bool, count=len(evidence))
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for day in self.days:
-                made = decide(rules, self.stats(day), formats=self.formats, as_of=day)
+                made = decide(rules, self.stats(day), formats=self.formats, as_of=day, skip=skip)
                 made = made[made["status"] == DECIDED]
                 keys, at = [], []
                 for i, row in enumerate(made[["rule", *_ITEM]].itertuples(index=False)):
@@ -114,6 +126,7 @@ class Looks:
                 rows = made.iloc[at].to_dict("records")  # as a backtest records them
                 for key, row in zip(keys, rows, strict=True):
                     first[key] = {**row, "day": day}
+                    decided[key[0]].add((key[1], key[3]))
         if not first:
             return pd.DataFrame(columns=["rule", *_ITEM, "day", "action"])
         return pd.DataFrame(list(first.values()))
