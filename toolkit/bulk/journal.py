@@ -142,6 +142,9 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._write() as db:
                 db.executescript(SCHEMA)
+                # the columns read and added under one write lock: two processes opening a
+                # new journal at once would both add a column otherwise
+                db.execute("BEGIN IMMEDIATE")
                 have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
                 for name, kind in RUN_COLUMNS.items():
                     if name not in have:
