@@ -165,9 +165,7 @@ def service(sandbox_process):
         while not _healthy(sb.url) and time.monotonic() < deadline:
             time.sleep(0.05)
     sb.reset()
-    yield sb
-    if sb.running:
-        sb.clear()
+    return sb
 
 
 def connect(sb: SandboxProcess, **options: Any):

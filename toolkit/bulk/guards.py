@@ -20,6 +20,7 @@ applies to it.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections import Counter, defaultdict
@@ -70,12 +71,7 @@ def check_guards(
     calls = list(calls)
     # with drop_share lifted, only white lists are checked (empty_whitelist): only theirs kept
     dropped, added = _sides(calls, None if "drop_share" not in allowed else WHITELISTS)
-    known: list[dict[tuple[int, str], int]] = []
-
-    def counts() -> dict[tuple[int, str], int]:  # the live lists' sizes, counted once if asked
-        if not known:
-            known.append(live_counts(live))
-        return known[0]
+    counts = functools.cache(lambda: live_counts(live))  # counted once, and only if asked
 
     checks: dict[str, Callable[[], list[str]]] = {
         "drop_share": lambda: (

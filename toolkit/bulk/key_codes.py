@@ -26,17 +26,10 @@ def joint_codes(
 ) -> np.ndarray:
     """One integer per row of the sides one after the other: equal for equal keys, as a
     dict of Python values tells them (missing equal to missing); ``start``: codes to extend."""
-    out = start
-    for parts in pairs:
-        codes, width = _factorize(parts)
-        if out is None:
-            out = codes
-            continue
-        if int(out.max()) >= (2**62) // width:
-            out = pd.factorize(out)[0].astype(np.int64)
-        out = out * width + codes
-    assert out is not None
-    return out
+    columns = [_factorize(parts) for parts in pairs]
+    if start is not None:
+        columns.insert(0, (start, 0))
+    return _joint(columns)
 
 
 def dense_codes(

@@ -364,13 +364,15 @@ def tradeoff(
         raise ValueError(f"tradeoff: level must name one level or several, each once: {level!r}")
     whole = daily_stats(stats, columns, **read)
     chosen = _thresholds(families)
-    per_level, said = [], "none replayed"
+    per_level: list[list[dict[str, Any]]] = []
+    said: dict[str, str] = {}  # each profile replayed, and a level it was for
     for one in levels:
         daily = whole[whole["level"] == one].reset_index(drop=True)
         if daily.empty:
             raise ValueError(f"tradeoff: the statistics have no rows at level {one!r}")
         profile, known = replay_delay(delay, daily, complete=complete)
-        said = str(profile) if profile is not None else said
+        if profile is not None:  # estimated per level with "auto"
+            said[str(profile)] = one
         per_level.append(_level_rows(daily, one, chosen, truth, known, profile, looks))
     summed = [dict(row) for row in per_level[0]]
     for rows in per_level[1:]:  # the same families and thresholds in the same order
@@ -378,7 +380,7 @@ def tradeoff(
             for name in _SUMMED:
                 total[name] += row[name]
     table = _finished(summed)
-    table.attrs["delay"] = said
+    table.attrs["delay"] = "; ".join(said) or "none replayed"
     return table
 
 
