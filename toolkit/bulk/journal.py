@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..datadir import data_dir
 from ..errors import ToolkitError
+from ..wal import to_wal
 from .outcome_states import UNFINISHED, OutcomeState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -156,7 +157,7 @@ class Journal:
         db = sqlite3.connect(self.path)
         # WAL without a sync per commit: a commit survives the death of the process (what the
         # write-ahead is for) and costs no disk flush per call.
-        db.execute("PRAGMA journal_mode=WAL")
+        to_wal(db)
         db.execute("PRAGMA synchronous=NORMAL")
         return db
 

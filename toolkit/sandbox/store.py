@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..wal import to_wal
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS accounts(
@@ -186,7 +188,7 @@ class Store:
         # case-insensitive substring filters beyond ASCII (SQLite's lower() is ASCII only)
         self.conn.create_function("fold", 1, _fold, deterministic=True)
         if self.path != ":memory:":
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            to_wal(self.conn, wait=BUSY_TIMEOUT)
             self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
 
