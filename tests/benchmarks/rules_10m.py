@@ -326,7 +326,7 @@ def child_toolkit(csv_path: str, snapshot: str) -> dict[str, Any]:
     phases.wrap(duck, "_check", "  of which value checks")
     phases.wrap(decide, "evidence_of", "evidence (prior, posterior)")
     phases.wrap(decide, "_limited", "rank and limit")
-    phases.wrap(decide, "_why", "why texts")
+    phases.wrap(decide, "why_words", "why texts")
     phases.wrap(decide, "typed", "decisions typed")
     phases.wrap(evaluate, "settle_by_account", "settle against account")
     phases.wrap(evaluate, "desired", "desired tables")
