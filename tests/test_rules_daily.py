@@ -217,3 +217,63 @@ def test_p_loss_daily_is_for_source_and_subid_rules():
         load_rules([rule])
     assert [p.field for p in caught.value.problems] == ["when"]
     assert "use p_loss" in str(caught.value)
+
+
+def _country_rows(seed: int = 3) -> pd.DataFrame:
+    """Eight days of twelve subIds and two sources over three campaigns, each day split over
+    up to three countries' rows (several rows of one item and day), some days with cost and
+    no click, and one subId that stops after day 2."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    days = pd.date_range("2026-01-24", periods=8, freq="D", tz="UTC")
+    items = [(c, "subid", f"s{c}{i}") for c in (7, 8, 9) for i in range(4)]
+    items += [(7, "source", "src1"), (8, "source", "src2")]
+    for d, day in enumerate(days):
+        for cid, level, key in items:
+            if key == "s92" and d > 1:
+                continue
+            for _country in range(int(rng.integers(1, 4))):
+                clicks = int(rng.integers(0, 60)) if rng.random() > 0.15 else 0
+                cost = round(clicks * rng.uniform(0.01, 0.05) + (0.3 if clicks == 0 else 0), 4)
+                conv = int(rng.binomial(clicks, 0.03))
+                rows.append((day, cid, level, key, clicks * 20, clicks, cost, conv, conv * 2.0))
+    cols = ["date", "campaign_id", "level", "key", "impressions", "clicks", "cost"]
+    return pd.DataFrame(rows, columns=[*cols, "conversions", "revenue"])
+
+
+@pytest.mark.parametrize("kind", ["csv", "xlsx"])
+def test_an_exports_days_summed_in_its_one_scan_are_the_spread_of_its_rows(tmp_path, kind):
+    frame = _country_rows()
+    path = tmp_path / f"stats.{kind}"
+    written = frame.assign(date=frame["date"].dt.strftime("%Y-%m-%d"))
+    if kind == "csv":
+        written.to_csv(path, index=False)
+    else:
+        written.to_excel(path, index=False)
+    rules = load_rules(
+        [
+            {"level": "subid", "when": "clicks > 0", "action": "blacklist", "window": 3},
+            {"level": "source", "when": "clicks > 0", "action": "blacklist", "window": None},
+        ]
+    )
+    stats = Stats(path)
+    stats.prefetch([3, None], per_day=True)
+    last = pd.Timestamp("2026-01-31", tz="UTC")
+    for since, days in ((last - pd.Timedelta(days=2), 3), (None, None)):
+        window = (None if since is None else since.date(), last.date() if days else None)
+        mine = stats._sums[("daily", *window)]
+        rows = frame if since is None else frame[frame["date"] >= since]
+        theirs = spread(rows.assign(campaign_id=rows["campaign_id"].astype(str)))
+        both = theirs.merge(mine, on=["campaign_id", "level", "key"], how="outer", indicator=True)
+        assert (both["_merge"] == "both").all(), both[both["_merge"] != "both"]
+        assert both["days_x"].tolist() == both["days_y"].tolist()
+        assert np.allclose(both["cpc_se_x"], both["cpc_se_y"], rtol=1e-9, atol=1e-12)
+        assert (both["cpc_se_x"] > 0).sum() > 10  # the spread is there to compare
+        # the window's sums themselves carry nothing of it
+        assert "days" not in stats._sums[window] and "square" not in stats._sums[window]
+    assert ("daily", None, None) in stats._sums and len(mine) == 14  # s92 too, over all days
+    # a rule decided on the path reads the same spread as on the frame
+    for rule in rules:
+        on_path = decide([rule], path).set_index(["campaign_id", "key"])["p_loss"]
+        on_frame = decide([rule], frame).set_index(["campaign_id", "key"])["p_loss"]
+        pd.testing.assert_series_equal(on_path.sort_index(), on_frame.sort_index(), rtol=1e-9)

@@ -330,6 +330,6 @@ def test_read_options_given_are_passed_on_and_the_others_not(monkeypatch, tmp_pa
     stats = tmp_path / "stats.csv"
     stats.write_text(TWO_WAYS.format(cid=PUSH), encoding="utf-8")
     Stats(stats, date_format="%d/%m/%Y", decimal=",", campaign_map=None).prefetch([None])
-    assert set(seen[0]) == {"as_of", "columns", "date_format", "decimal"}
+    assert set(seen[0]) == {"as_of", "columns", "date_format", "decimal", "per_day"}
     with pytest.raises(toolkit.errors.ValidationError, match="unknown read option"):
         read_options(datefmt="%d")

@@ -85,6 +85,20 @@ def _item_codes(days: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     return item, names
 
 
+def spread_of(sums: pd.DataFrame) -> pd.DataFrame:
+    """:func:`spread`'s table from per-item sums over the days with clicks (``clicks``,
+    ``day_cost``, ``square`` and ``days``: what :func:`toolkit.stats.duck.window_sums` adds
+    with ``per_day``), items named as text."""
+    keep = sums["days"].to_numpy(dtype=float) > 0
+    rows = sums[keep]
+    out = pd.DataFrame({c: rows[c].astype(str).to_numpy(dtype=object) for c in _ITEM})
+    out["days"] = rows["days"].to_numpy(dtype=float)
+    out["cpc_se"] = cpc_se(
+        *(rows[c].to_numpy(dtype=float) for c in ("clicks", "day_cost", "square", "days"))
+    )
+    return out
+
+
 def cpc_se(clicks, cost, square, days) -> np.ndarray:
     """The standard error of a window's cost per click from its sums over the days with
     clicks: ``clicks``, ``cost``, ``square`` (``sum k_d^2 / n_d``) and ``days`` (see the
@@ -159,4 +173,4 @@ def _per_day(stats: Any, since: dt.date | None, until: dt.date | None) -> pd.Dat
     return frame[keep]
 
 
-__all__ = ["cpc_se", "spread", "with_spread"]
+__all__ = ["cpc_se", "spread", "spread_of", "with_spread"]

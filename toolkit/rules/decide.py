@@ -40,7 +40,7 @@ from ..frames.schemas import FLOAT, INT, STRING
 from ..stats.countries import country_codes
 from ..stats.schema import COUNTRY
 from .confirm import HOW_TO_ACT, UNCONFIRMED, confirmed
-from .daily import with_spread
+from .daily import spread_of, with_spread
 from .evidence import evidence_frame, item_totals, spent
 from .fit import not_accepted
 from .fresh import effective
@@ -135,10 +135,14 @@ class Stats:
             self._first = None if pd.isna(first) else first.date()
         return self._first
 
-    def prefetch(self, days: Iterable[int | None], as_of: Any = None) -> None:
+    def prefetch(
+        self, days: Iterable[int | None], as_of: Any = None, per_day: bool = False
+    ) -> None:
         """Sum the windows of the last ``days`` days (None: every row) up to ``as_of`` (or
         the last day) now; an export's path is read in two scans whatever the windows
-        (:func:`toolkit.stats.duck.window_sums`), and a bad file raises here."""
+        (:func:`toolkit.stats.duck.window_sums`), and a bad file raises here. ``per_day``:
+        an export's items' days and cost per click's spread (:mod:`toolkit.rules.daily`)
+        are summed in the same scan."""
         days, cut = list(days), as_of is not None
         if self.path is None:
             last = last_day(self, as_of)
@@ -147,12 +151,18 @@ class Stats:
             return
         if self._last is not None:
             end = pd.Timestamp(as_of).date() if as_of is not None else self._last
-            if all(_window(n, end, cut) in self._sums for n in days):
+            wanted = [_window(n, end, cut) for n in days]
+            wanted += [("daily", *w) for w in wanted] if per_day else []
+            if all(w in self._sums for w in wanted):
                 return
-        from ..stats.duck import window_sums
+        from ..stats.duck import DAY_SUMS, window_sums
 
-        self._last, sums = self._reading(window_sums, days, as_of=as_of)
-        self._sums.update(sums)
+        self._last, sums = self._reading(window_sums, days, as_of=as_of, per_day=per_day)
+        for window, frame in sums.items():
+            if per_day:
+                self._sums[("daily", *window)] = spread_of(frame)
+                frame = frame.drop(columns=list(DAY_SUMS))
+            self._sums[window] = frame
 
     def sums(self, since: dt.date | None, until: dt.date | None) -> pd.DataFrame:
         """Per campaign, level and key: impressions, clicks, cost, conversions, revenue."""
@@ -492,7 +502,8 @@ def read_windows(
     :class:`~toolkit.errors.StatsError` here, before anything else is asked); ``whole``:
     every row up to ``as_of`` too (what :func:`check_as_of` looks at)."""
     days = [rule.window for rule in rules if rule.enabled]
-    stats.prefetch([*days, None] if whole else days, as_of)
+    per_day = any(r.enabled and r.level not in (CAMPAIGN, COUNTRY) for r in rules)
+    stats.prefetch([*days, None] if whole else days, as_of, per_day=per_day)
 
 
 def decide(

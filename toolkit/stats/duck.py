@@ -13,6 +13,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..errors import StatsError, StatsProblem
@@ -90,6 +91,7 @@ def window_sums(
     campaign_map: CampaignMap | None = None,
     date_format: str | None = None,
     decimal: str | None = None,
+    per_day: bool = False,
 ) -> tuple[dt.date | None, dict[Window, pd.DataFrame]]:
     """The per-item sums (``campaign_id``, ``level``, ``key``) of a CSV or Parquet export over
     several windows at once, in two scans of the file (one checks every value and finds the
@@ -97,6 +99,11 @@ def window_sums(
     its sums, for each of ``days``: the last N days up to ``as_of`` (default: the last day),
     or for ``None`` every row (the window ``(None, None)``), up to ``as_of`` when given
     (``(None, as_of)``).
+
+    ``per_day``: each window's sums also say, in the same scan, what the item's days were
+    (its rows summed per day first): :data:`DAY_SUMS`, ``days`` with clicks, ``day_cost``
+    their cost and ``square`` the sum of ``cost^2 / clicks`` over them (the spread of a cost
+    per click, :mod:`toolkit.rules.daily`).
 
     The values are checked as :func:`toolkit.stats.read_stats` checks them (a bad file raises
     :class:`toolkit.errors.StatsError` with the lines). XLSX files are summed with pandas.
@@ -114,20 +121,64 @@ def window_sums(
         )
         last = _day(frame["date"].max())
         windows = _windows(days, _day(as_of) or last, _day(as_of))
-        return last, {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
+        out = {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
+        if per_day:
+            out = {w: _with_days(sums, _pandas_days(frame, *w)) for w, sums in out.items()}
+        return last, out
     read = (columns, layout, campaign_map, date_format, decimal)
     with _opened(path, *read) as (con, mapping, skipped, last):
         announce(pd.DataFrame(), skipped, str(path))
         windows = _windows(days, _day(as_of) or last, _day(as_of))
-        wide = con.execute(_windows_query(mapping, windows)).df()
+        wide = con.execute(_windows_query(mapping, windows, per_day)).df()
     out = {}
+    extra = DAY_SUMS if per_day else ()
     for i, window in enumerate(windows):
         rows = wide[wide[f"n{i}"] > 0]
-        sums = {m: rows[f"{m}{i}"] for m in METRICS}
+        sums = {m: rows[f"{m}{i}"] for m in (*METRICS, *extra)}
         out[window] = _typed(
             pd.DataFrame({**{g: rows[g] for g in GROUPS[1:]}, **sums}), list(GROUPS[1:])
         )
     return last, out
+
+
+#: What :func:`window_sums` adds per item with ``per_day``: its days with clicks, their
+#: cost, and the sum over them of ``cost^2 / clicks``.
+DAY_SUMS = ("days", "day_cost", "square")
+
+
+def _pandas_days(frame: pd.DataFrame, since: Any, until: Any) -> pd.DataFrame:
+    """:data:`DAY_SUMS` per item of a statistics frame, over the days ``since`` to
+    ``until``, as :func:`_windows_query` sums them."""
+    rows = frame[frame["key"].notna() & (frame["key"].astype(str) != "")]
+    day = pd.to_datetime(rows["date"], utc=True).dt.floor("D")
+    rows = rows[_in(day, since, until)].assign(date=day)
+    if rows.empty:
+        return pd.DataFrame(columns=[*GROUPS[1:], *DAY_SUMS])
+    per = rows.groupby(["date", *GROUPS[1:]], observed=True, as_index=False)[["clicks", "cost"]]
+    per = per.sum()
+    per = per[per["clicks"] > 0]
+    per = per.assign(days=1.0, day_cost=per["cost"], square=per["cost"] ** 2 / per["clicks"])
+    return per.groupby(list(GROUPS[1:]), observed=True, as_index=False)[list(DAY_SUMS)].sum()
+
+
+def _in(day: pd.Series, since: Any, until: Any) -> pd.Series:
+    keep = pd.Series(True, index=day.index)
+    if since is not None:
+        keep &= day >= pd.Timestamp(since, tz="UTC")
+    if until is not None:
+        keep &= day <= pd.Timestamp(until, tz="UTC")
+    return keep
+
+
+def _with_days(sums: pd.DataFrame, days: pd.DataFrame) -> pd.DataFrame:
+    """``sums`` with the :data:`DAY_SUMS` of ``days`` (0 for an item without clicks)."""
+    keys = list(GROUPS[1:])
+    merged = (
+        sums.merge(days, on=keys, how="left")
+        if len(days)
+        else sums.assign(**{c: np.nan for c in DAY_SUMS})
+    )
+    return merged.fillna({c: 0.0 for c in DAY_SUMS})
 
 
 def _day(value: Any) -> dt.date | None:
@@ -518,15 +569,29 @@ def _query(mapping: dict[str, str], by: list[str], since: Any, until: Any) -> st
     )
 
 
-def _windows_query(mapping: dict[str, str], windows: list[Window]) -> str:
-    """Per item, for window ``i``: its rows ``n{i}`` and sums ``{metric}{i}``."""
+def _windows_query(mapping: dict[str, str], windows: list[Window], per_day: bool = False) -> str:
+    """Per item, for window ``i``: its rows ``n{i}`` and sums ``{metric}{i}``; ``per_day``:
+    its rows summed per day first, and the :data:`DAY_SUMS` ``days{i}``, ``day_cost{i}`` and
+    ``square{i}`` over its days with clicks."""
+    group = ", ".join(GROUPS[1:])
+    source, rows = f"({_rows(mapping)})", "count(*)"
+    if per_day:
+        sums = ", ".join(f"SUM({m}) AS {m}" for m in METRICS)
+        source = f"(SELECT {group}, date, count(*) AS __r, {sums} FROM {source} GROUP BY ALL)"
+        rows = "SUM(__r)"
     cols = []
     for i, (since, until) in enumerate(windows):
         where = " AND ".join(_between(since, until)) or "TRUE"
-        cols.append(f"count(*) FILTER (WHERE {where}) AS n{i}")
+        cols.append(f"{rows} FILTER (WHERE {where}) AS n{i}")
         cols += [f"SUM({m}) FILTER (WHERE {where}) AS {m}{i}" for m in METRICS]
-    group = ", ".join(GROUPS[1:])
-    return f"SELECT {group}, {', '.join(cols)} FROM ({_rows(mapping)}) GROUP BY {group}"
+        if per_day:
+            days = f"{where} AND clicks > 0"
+            cols += [
+                f"count(*) FILTER (WHERE {days}) AS days{i}",
+                f"SUM(cost) FILTER (WHERE {days}) AS day_cost{i}",
+                f"SUM(cost * cost / clicks) FILTER (WHERE {days}) AS square{i}",
+            ]
+    return f"SELECT {group}, {', '.join(cols)} FROM {source} GROUP BY {group}"
 
 
 def _typed(sums: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -538,6 +603,9 @@ def _typed(sums: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     if "date" in cols:
         cols["date"] = pd.to_datetime(cols["date"]).dt.tz_localize("UTC")
     out = stats_frame(cols)
+    for c in DAY_SUMS:  # what window_sums adds per_day
+        if c in sums:
+            out[c] = sums[c].fillna(0).to_numpy(dtype=float)
     if by and len(out):  # in the frame's order: levels as declared, then keys
         out = out.sort_values(by, kind="stable").reset_index(drop=True)
     return out
