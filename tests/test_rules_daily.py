@@ -219,10 +219,10 @@ def test_p_loss_daily_is_for_source_and_subid_rules():
     assert "use p_loss" in str(caught.value)
 
 
-def _country_rows(seed: int = 3) -> pd.DataFrame:
+def _country_rows(seed: int = 3, countries: int = 3) -> pd.DataFrame:
     """Eight days of twelve subIds and two sources over three campaigns, each day split over
-    up to three countries' rows (several rows of one item and day), some days with cost and
-    no click, and one subId that stops after day 2."""
+    up to ``countries`` rows (several rows of one item and day), some days with cost and no
+    click, and one subId that stops after day 2."""
     rng = np.random.default_rng(seed)
     rows = []
     days = pd.date_range("2026-01-24", periods=8, freq="D", tz="UTC")
@@ -232,7 +232,7 @@ def _country_rows(seed: int = 3) -> pd.DataFrame:
         for cid, level, key in items:
             if key == "s92" and d > 1:
                 continue
-            for _country in range(int(rng.integers(1, 4))):
+            for _country in range(int(rng.integers(1, countries + 1))):
                 clicks = int(rng.integers(0, 60)) if rng.random() > 0.15 else 0
                 cost = round(clicks * rng.uniform(0.01, 0.05) + (0.3 if clicks == 0 else 0), 4)
                 conv = int(rng.binomial(clicks, 0.03))
@@ -241,9 +241,15 @@ def _country_rows(seed: int = 3) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*cols, "conversions", "revenue"])
 
 
-@pytest.mark.parametrize("kind", ["csv", "xlsx"])
-def test_an_exports_days_summed_in_its_one_scan_are_the_spread_of_its_rows(tmp_path, kind):
-    frame = _country_rows()
+@pytest.mark.parametrize(
+    ("kind", "countries"), [("csv", 3), ("csv", 1), ("xlsx", 3)], ids=["csv", "one-a-day", "xlsx"]
+)
+def test_an_exports_days_summed_in_its_one_scan_are_the_spread_of_its_rows(
+    tmp_path, kind, countries
+):
+    frame = _country_rows(countries=countries)
+    if countries == 1:  # one row a day, but one: taken as a day of its own, it would not be
+        frame = pd.concat([frame, frame.iloc[[-3]].assign(cost=9.0)], ignore_index=True)
     path = tmp_path / f"stats.{kind}"
     written = frame.assign(date=frame["date"].dt.strftime("%Y-%m-%d"))
     if kind == "csv":
@@ -253,16 +259,18 @@ def test_an_exports_days_summed_in_its_one_scan_are_the_spread_of_its_rows(tmp_p
     rules = load_rules(
         [
             {"level": "subid", "when": "clicks > 0", "action": "blacklist", "window": 3},
-            {"level": "source", "when": "clicks > 0", "action": "blacklist", "window": None},
+            {"level": "source", "when": "clicks > 0", "action": "blacklist", "window": 5},
+            {"level": "subid", "when": "clicks > 0", "action": "blacklist", "window": None},
         ]
     )
     stats = Stats(path)
-    stats.prefetch([3, None], per_day=True)
+    stats.prefetch([3, 5, None], per_day=True)
     last = pd.Timestamp("2026-01-31", tz="UTC")
-    for since, days in ((last - pd.Timedelta(days=2), 3), (None, None)):
-        window = (None if since is None else since.date(), last.date() if days else None)
+    for days in (3, 5):
+        since = last - pd.Timedelta(days=days - 1)
+        window = (since.date(), last.date())
         mine = stats._sums[("daily", *window)]
-        rows = frame if since is None else frame[frame["date"] >= since]
+        rows = frame[frame["date"] >= since]
         theirs = spread(rows.assign(campaign_id=rows["campaign_id"].astype(str)))
         both = theirs.merge(mine, on=["campaign_id", "level", "key"], how="outer", indicator=True)
         assert (both["_merge"] == "both").all(), both[both["_merge"] != "both"]
@@ -271,8 +279,9 @@ def test_an_exports_days_summed_in_its_one_scan_are_the_spread_of_its_rows(tmp_p
         assert (both["cpc_se_x"] > 0).sum() > 10  # the spread is there to compare
         # the window's sums themselves carry nothing of it
         assert "days" not in stats._sums[window] and "square" not in stats._sums[window]
-    assert ("daily", None, None) in stats._sums and len(mine) == 14  # s92 too, over all days
-    # a rule decided on the path reads the same spread as on the frame
+    # every row: not summed per day in that scan (no first day to count days from)
+    assert ("daily", None, None) not in stats._sums
+    # a rule decided on the path reads the same spread as on the frame, every row's too
     for rule in rules:
         on_path = decide([rule], path).set_index(["campaign_id", "key"])["p_loss"]
         on_frame = decide([rule], frame).set_index(["campaign_id", "key"])["p_loss"]

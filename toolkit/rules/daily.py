@@ -87,8 +87,7 @@ def _item_codes(days: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
 
 def spread_of(sums: pd.DataFrame) -> pd.DataFrame:
     """:func:`spread`'s table from per-item sums over the days with clicks (``clicks``,
-    ``day_cost``, ``square`` and ``days``: what :func:`toolkit.stats.duck.window_sums` adds
-    with ``per_day``), items named as text."""
+    ``day_cost``, ``square`` and ``days``: :mod:`toolkit.stats.day_sums`), items named as text."""
     keep = sums["days"].to_numpy(dtype=float) > 0
     rows = sums[keep]
     out = pd.DataFrame({c: rows[c].astype(str).to_numpy(dtype=object) for c in _ITEM})

@@ -152,14 +152,15 @@ class Stats:
         if self._last is not None:
             end = pd.Timestamp(as_of).date() if as_of is not None else self._last
             wanted = [_window(n, end, cut) for n in days]
-            wanted += [("daily", *w) for w in wanted] if per_day else []
+            wanted += [("daily", *w) for w in wanted if None not in w] if per_day else []
             if all(w in self._sums for w in wanted):
                 return
-        from ..stats.duck import DAY_SUMS, window_sums
+        from ..stats.day_sums import DAY_SUMS
+        from ..stats.duck import window_sums
 
         self._last, sums = self._reading(window_sums, days, as_of=as_of, per_day=per_day)
         for window, frame in sums.items():
-            if per_day:
+            if "square" in frame:  # per_day, a window with both ends
                 self._sums[("daily", *window)] = spread_of(frame)
                 frame = frame.drop(columns=list(DAY_SUMS))
             self._sums[window] = frame

@@ -13,11 +13,10 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import StatsError, StatsProblem
-from . import checked, values, values_sql
+from . import checked, day_sums, values, values_sql
 from .campaigns import CampaignMap, load_map
 from .engine import connect
 from .files import as_utf8, csv_form, file_kind, header, refuse, unique
@@ -100,40 +99,28 @@ def window_sums(
     or for ``None`` every row (the window ``(None, None)``), up to ``as_of`` when given
     (``(None, as_of)``).
 
-    ``per_day``: each window's sums also say, in the same scan, what the item's days were
-    (its rows summed per day first): :data:`DAY_SUMS`, ``days`` with clicks, ``day_cost``
-    their cost and ``square`` the sum of ``cost^2 / clicks`` over them (the spread of a cost
-    per click, :mod:`toolkit.rules.daily`).
+    ``per_day``: the sums of each window with both ends also have the item's days, summed in
+    the same scan (:data:`toolkit.stats.day_sums.DAY_SUMS`).
 
     The values are checked as :func:`toolkit.stats.read_stats` checks them (a bad file raises
     :class:`toolkit.errors.StatsError` with the lines). XLSX files are summed with pandas.
     ``date_format`` and ``decimal``: as :func:`read_stats` takes them.
     """
     path = Path(path)
-    if path.suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
-        frame = read_stats(
-            path,
-            columns,
-            layout=layout,
-            campaign_map=campaign_map,
-            date_format=date_format,
-            decimal=decimal,
-        )
-        last = _day(frame["date"].max())
-        windows = _windows(days, _day(as_of) or last, _day(as_of))
-        out = {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
-        if per_day:
-            out = {w: _with_days(sums, _pandas_days(frame, *w)) for w, sums in out.items()}
-        return last, out
     read = (columns, layout, campaign_map, date_format, decimal)
+    if path.suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
+        return _sheet_window_sums(path, days, as_of, read, per_day)
     with _opened(path, *read) as (con, mapping, skipped, last):
         announce(pd.DataFrame(), skipped, str(path))
         windows = _windows(days, _day(as_of) or last, _day(as_of))
-        wide = con.execute(_windows_query(mapping, windows, per_day)).df()
+        mode = "rows" if per_day and day_sums.span(windows) else ""
+        wide = con.execute(_windows_query(mapping, windows, mode)).df()
+        if mode and not day_sums.one_row_a_day(wide):  # some item has several rows of a day
+            wide = con.execute(_windows_query(mapping, windows, "days")).df()
     out = {}
-    extra = DAY_SUMS if per_day else ()
     for i, window in enumerate(windows):
         rows = wide[wide[f"n{i}"] > 0]
+        extra = day_sums.DAY_SUMS if f"days{i}" in wide else ()
         sums = {m: rows[f"{m}{i}"] for m in (*METRICS, *extra)}
         out[window] = _typed(
             pd.DataFrame({**{g: rows[g] for g in GROUPS[1:]}, **sums}), list(GROUPS[1:])
@@ -141,44 +128,26 @@ def window_sums(
     return last, out
 
 
-#: What :func:`window_sums` adds per item with ``per_day``: its days with clicks, their
-#: cost, and the sum over them of ``cost^2 / clicks``.
-DAY_SUMS = ("days", "day_cost", "square")
-
-
-def _pandas_days(frame: pd.DataFrame, since: Any, until: Any) -> pd.DataFrame:
-    """:data:`DAY_SUMS` per item of a statistics frame, over the days ``since`` to
-    ``until``, as :func:`_windows_query` sums them."""
-    rows = frame[frame["key"].notna() & (frame["key"].astype(str) != "")]
-    day = pd.to_datetime(rows["date"], utc=True).dt.floor("D")
-    rows = rows[_in(day, since, until)].assign(date=day)
-    if rows.empty:
-        return pd.DataFrame(columns=[*GROUPS[1:], *DAY_SUMS])
-    per = rows.groupby(["date", *GROUPS[1:]], observed=True, as_index=False)[["clicks", "cost"]]
-    per = per.sum()
-    per = per[per["clicks"] > 0]
-    per = per.assign(days=1.0, day_cost=per["cost"], square=per["cost"] ** 2 / per["clicks"])
-    return per.groupby(list(GROUPS[1:]), observed=True, as_index=False)[list(DAY_SUMS)].sum()
-
-
-def _in(day: pd.Series, since: Any, until: Any) -> pd.Series:
-    keep = pd.Series(True, index=day.index)
-    if since is not None:
-        keep &= day >= pd.Timestamp(since, tz="UTC")
-    if until is not None:
-        keep &= day <= pd.Timestamp(until, tz="UTC")
-    return keep
-
-
-def _with_days(sums: pd.DataFrame, days: pd.DataFrame) -> pd.DataFrame:
-    """``sums`` with the :data:`DAY_SUMS` of ``days`` (0 for an item without clicks)."""
-    keys = list(GROUPS[1:])
-    merged = (
-        sums.merge(days, on=keys, how="left")
-        if len(days)
-        else sums.assign(**{c: np.nan for c in DAY_SUMS})
+def _sheet_window_sums(
+    path: Path, days: Sequence[int | None], as_of: Any, read: tuple[Any, ...], per_day: bool
+) -> tuple[dt.date | None, dict[Window, pd.DataFrame]]:
+    """:func:`window_sums` of a workbook: read whole, summed with pandas."""
+    columns, layout, campaign_map, date_format, decimal = read
+    frame = read_stats(
+        path,
+        columns,
+        layout=layout,
+        campaign_map=campaign_map,
+        date_format=date_format,
+        decimal=decimal,
     )
-    return merged.fillna({c: 0.0 for c in DAY_SUMS})
+    last = _day(frame["date"].max())
+    windows = _windows(days, _day(as_of) or last, _day(as_of))
+    out = {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
+    if per_day:  # the windows with both ends, as the SQL sums them
+        bounded = [w for w in out if None not in w]
+        out.update({w: day_sums.of_frame(frame, out[w], *w) for w in bounded})
+    return last, out
 
 
 def _day(value: Any) -> dt.date | None:
@@ -569,13 +538,17 @@ def _query(mapping: dict[str, str], by: list[str], since: Any, until: Any) -> st
     )
 
 
-def _windows_query(mapping: dict[str, str], windows: list[Window], per_day: bool = False) -> str:
-    """Per item, for window ``i``: its rows ``n{i}`` and sums ``{metric}{i}``; ``per_day``:
-    its rows summed per day first, and the :data:`DAY_SUMS` ``days{i}``, ``day_cost{i}`` and
-    ``square{i}`` over its days with clicks."""
+def _windows_query(mapping: dict[str, str], windows: list[Window], per_day: str = "") -> str:
+    """Per item, for window ``i``: its rows ``n{i}`` and sums ``{metric}{i}`` (rows before
+    every window's first day are not read). ``per_day``, for the windows with both ends:
+    their :mod:`~toolkit.stats.day_sums`, the rows summed per day first (``"days"``) or each
+    row taken as a day, with the columns that check it (``"rows"``)."""
     group = ", ".join(GROUPS[1:])
     source, rows = f"({_rows(mapping)})", "count(*)"
-    if per_day:
+    if windows and all(since is not None for since, _ in windows):
+        first = min(since for since, _ in windows)
+        source = f"(SELECT * FROM {source} WHERE {_between(first, None)[0]})"
+    if per_day == "days":
         sums = ", ".join(f"SUM({m}) AS {m}" for m in METRICS)
         source = f"(SELECT {group}, date, count(*) AS __r, {sums} FROM {source} GROUP BY ALL)"
         rows = "SUM(__r)"
@@ -584,13 +557,10 @@ def _windows_query(mapping: dict[str, str], windows: list[Window], per_day: bool
         where = " AND ".join(_between(since, until)) or "TRUE"
         cols.append(f"{rows} FILTER (WHERE {where}) AS n{i}")
         cols += [f"SUM({m}) FILTER (WHERE {where}) AS {m}{i}" for m in METRICS]
-        if per_day:
-            days = f"{where} AND clicks > 0"
-            cols += [
-                f"count(*) FILTER (WHERE {days}) AS days{i}",
-                f"SUM(cost) FILTER (WHERE {days}) AS day_cost{i}",
-                f"SUM(cost * cost / clicks) FILTER (WHERE {days}) AS square{i}",
-            ]
+        if per_day and since is not None and until is not None:
+            cols += day_sums.columns(i, where)
+    if per_day == "rows":
+        cols += day_sums.check_columns(windows)
     return f"SELECT {group}, {', '.join(cols)} FROM {source} GROUP BY {group}"
 
 
@@ -603,7 +573,7 @@ def _typed(sums: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     if "date" in cols:
         cols["date"] = pd.to_datetime(cols["date"]).dt.tz_localize("UTC")
     out = stats_frame(cols)
-    for c in DAY_SUMS:  # what window_sums adds per_day
+    for c in day_sums.DAY_SUMS:  # what window_sums adds per_day
         if c in sums:
             out[c] = sums[c].fillna(0).to_numpy(dtype=float)
     if by and len(out):  # in the frame's order: levels as declared, then keys
