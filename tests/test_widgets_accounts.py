@@ -260,3 +260,18 @@ def test_a_targeting_edit_across_two_accounts_applies_and_undoes(three: Sandbox,
     for name in ids:
         assert oses(three, name, ids[name]) == before[name]
     assert three.foreign_calls() == []
+
+
+def test_prices_asked_over_two_accounts_say_what_each_got(three: Sandbox, tmp_path: Path):
+    app = tw.open(accounts=own_clients(three), journal=tmp_path / "j.db", progress=False)
+    picker, form = app.picker, app.forms["bids"]
+    picker.campaigns.value = tuple(first_of(picker, "north", 2) + first_of(picker, "east"))
+    form.prices_button.click()
+    assert form.level == "ok", form.message
+    # one line of each account, in the order asked, not the last account's alone
+    lines = form.message.split("; ")
+    assert [x.split(":")[0] for x in lines] == ["north", "east"], form.message
+    assert all("price call(s)" in x for x in lines), form.message
+    rows = {n: len(form.rows().query("account == @n")) for n in ("north", "east")}
+    for name, line in zip(("north", "east"), lines, strict=True):
+        assert f"prices of {rows[name]:,} row(s)" in line, (line, rows)

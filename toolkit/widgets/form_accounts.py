@@ -79,7 +79,9 @@ class AccountsMixin:
     def for_each_account(self, func: Callable[[], Any]) -> None:
         """An edit: ``func()`` once (one account), or once per account with selected
         campaigns, that account in focus. One account refusing it keeps nothing of it, and
-        the message names the account."""
+        the message names the account. What each account's ``func()`` says is shown
+        together after the last: the edits' notes, else each account's lines, at the level
+        of the most serious (an error, a note, then ok)."""
         if self.accounts is None or self._focus is not None:
             func()
             return
@@ -87,14 +89,19 @@ class AccountsMixin:
         if not names:
             raise ValueError("select campaigns first: an edit goes to the selected campaigns")
         saved = ({k: dict(v) for k, v in self._edits.items()}, list(self.notes))
+        said: list[tuple[str, str]] = []
         name = names[0]
         try:
             for name in names:
-                with self.focus(name):
+                with self.focus(name), self._saying(said):
                     func()
             added = self.notes[len(saved[1]) :]
             if added:
                 self.say("; ".join(added), "info")  # type: ignore[attr-defined]
+            elif said:
+                levels = [level for _, level in said]
+                worst = next((x for x in ("error", "info", "ok") if x in levels), "info")
+                self.say("; ".join(m for m, _ in said), worst)  # type: ignore[attr-defined]
         except ValueError as exc:
             self._edits, self.notes = saved
             raise ValueError(f"account {name}: {exc}; nothing of this edit kept") from exc
@@ -104,6 +111,21 @@ class AccountsMixin:
         finally:
             self._show_pending()  # type: ignore[attr-defined]
             self.redraw()  # type: ignore[attr-defined]
+
+    @contextmanager
+    def _saying(self, said: list[tuple[str, str]]) -> Iterator[None]:
+        """What the form says meanwhile, gathered in ``said`` (and shown as it comes)."""
+        shown = self.say  # type: ignore[attr-defined]
+
+        def say(message: str, level: str = "info") -> None:
+            said.append((message, level))
+            shown(message, level)
+
+        self.say = say
+        try:
+            yield
+        finally:
+            del self.say
 
     def has_edits(self) -> bool:
         return any(self._edits.values())
