@@ -58,20 +58,12 @@ def aggregate(
     if unknown:
         raise ValueError(f"aggregate: cannot group by {unknown}; choose from {GROUPS}")
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix in (".xlsx", ".xlsm", ".xls", ".ods"):
-        frame = read_stats(
-            path,
-            columns,
-            layout=layout,
-            campaign_map=campaign_map,
-            date_format=date_format,
-            decimal=decimal,
-        )
+    read = (columns, layout, campaign_map, date_format, decimal)
+    if path.suffix.lower() in SHEETS:
+        frame = _read_sheet(path, read)
         sums = _pandas_sums(frame, by, since, until)
         sums.attrs["skipped"] = frame.attrs["skipped"]  # read_stats warned of them
         return sums
-    read = (columns, layout, campaign_map, date_format, decimal)
     with _opened(path, *read) as (con, mapping, skipped, _last):
         sums = con.execute(_query(mapping, by, since, until)).df()
     return announce(_typed(sums, by), skipped, str(path))
@@ -108,7 +100,7 @@ def window_sums(
     """
     path = Path(path)
     read = (columns, layout, campaign_map, date_format, decimal)
-    if path.suffix.lower() in (".xlsx", ".xlsm", ".xls", ".ods"):
+    if path.suffix.lower() in SHEETS:
         return _sheet_window_sums(path, days, as_of, read, per_day)
     with _opened(path, *read) as (con, mapping, skipped, last):
         announce(pd.DataFrame(), skipped, str(path))
@@ -132,15 +124,7 @@ def _sheet_window_sums(
     path: Path, days: Sequence[int | None], as_of: Any, read: tuple[Any, ...], per_day: bool
 ) -> tuple[dt.date | None, dict[Window, pd.DataFrame]]:
     """:func:`window_sums` of a workbook: read whole, summed with pandas."""
-    columns, layout, campaign_map, date_format, decimal = read
-    frame = read_stats(
-        path,
-        columns,
-        layout=layout,
-        campaign_map=campaign_map,
-        date_format=date_format,
-        decimal=decimal,
-    )
+    frame = _read_sheet(path, read)
     last = _day(frame["date"].max())
     windows = _windows(days, _day(as_of) or last, _day(as_of))
     out = {w: _pandas_sums(frame, list(GROUPS[1:]), *w) for w in windows}
@@ -148,6 +132,22 @@ def _sheet_window_sums(
         bounded = [w for w in out if None not in w]
         out.update({w: day_sums.of_frame(frame, out[w], *w) for w in bounded})
     return last, out
+
+
+#: Workbooks: read whole by :func:`read_stats` (a sheet holds at most a million rows).
+SHEETS = (".xlsx", ".xlsm", ".xls", ".ods")
+
+
+def _read_sheet(path: Path, read: tuple[Any, ...]) -> pd.DataFrame:
+    columns, layout, campaign_map, date_format, decimal = read
+    return read_stats(
+        path,
+        columns,
+        layout=layout,
+        campaign_map=campaign_map,
+        date_format=date_format,
+        decimal=decimal,
+    )
 
 
 def _day(value: Any) -> dt.date | None:
