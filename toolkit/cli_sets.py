@@ -106,9 +106,9 @@ def split_stats(path: Path, names: list[str], read: dict[str, Any]) -> dict[str,
 
     from .frames.set_inputs import by_account
     from .stats import read_stats
-    from .stats.read import _load, parse
+    from .stats.read import parse, read_cells
 
-    raw = _load(path)
+    raw = read_cells(path)
     column = _account_column(raw, path)
     whole = parse(raw.drop(columns=column), where=str(path), **read)  # bad values: file lines
     left_out = [line - 2 for line, _ in whole.attrs.get("skipped", [])]

@@ -70,7 +70,7 @@ def read_stats(
     ``decimal`` (``"."`` or ``","``) the decimal separator.
     """
     where = None if isinstance(path_or_frame, pd.DataFrame) else str(path_or_frame)
-    raw = path_or_frame if where is None else _load(Path(where))
+    raw = path_or_frame if where is None else read_cells(Path(where))
     return parse(
         raw,
         columns,
@@ -82,7 +82,11 @@ def read_stats(
     )
 
 
-def _load(path: Path) -> pd.DataFrame:
+def read_cells(path: Path) -> pd.DataFrame:
+    """An export's cells as its file holds them (a CSV's as text; the header as the columns),
+    nothing checked yet: what :func:`read_stats` reads before it checks (a file it cannot
+    read is refused here), for a caller that needs a column the statistics frame leaves out
+    (``account``)."""
     kind = file_kind(path)
     try:
         if kind == "parquet":
@@ -280,4 +284,4 @@ def _levels(
     return pieces
 
 
-__all__ = ["LARGE_CSV_BYTES", "parse", "read_stats"]
+__all__ = ["LARGE_CSV_BYTES", "parse", "read_cells", "read_stats"]
