@@ -74,3 +74,42 @@ def test_a_campaign_with_only_a_blank_row_is_not_mixed_beside_one_with_country_r
     assert mixed["geo_payout"].iloc[0] == pytest.approx(4.4) and pd.isna(
         mixed["geo_payout"].iloc[1]
     )
+
+
+def test_an_item_of_five_countries_names_three_and_counts_the_others() -> None:
+    table = pd.concat(
+        [
+            TABLE,
+            pd.DataFrame({"campaign_id": [7, 7], "country": ["IT", "ES"], "payout": [3.0] * 2}),
+        ],
+        ignore_index=True,
+    )
+    clicks = country_clicks(rows({"US": 40, "DE": 25, "FR": 15, "IT": 12, "ES": 8}), None, None)
+    mixed = mix_payouts(items(100.0), clicks, table, None)
+    # (40 x 10 + 25 x 2 + 15 x 4 + 20 x 3) / 100
+    assert mixed["payout_mix"].tolist() == ["payout 5.70: US 40 %, DE 25 %, FR 15 %, 2 more"]
+
+
+def test_a_country_of_no_row_and_no_blank_row_takes_the_campaigns_revenue_per_conversion() -> None:
+    """The last resort: the campaign's revenue over its conversions, over its items at the
+    item's level (subId b: 10 conversions, 50 USD), for GB, which the table does not name."""
+    both = pd.concat(
+        [
+            items(100.0),
+            pd.DataFrame(
+                {
+                    "campaign_id": [7],
+                    "level": ["subid"],
+                    "key": ["b"],
+                    "clicks": [500.0],
+                    "conversions": [10.0],
+                    "revenue": [50.0],
+                }
+            ),  # fmt: skip
+        ],
+        ignore_index=True,
+    )
+    clicks = country_clicks(rows({"US": 50, "GB": 50}), None, None)
+    mixed = mix_payouts(both, clicks, TABLE, None).set_index("key")
+    assert mixed.loc["a", "geo_payout"] == pytest.approx((50 * 10.0 + 50 * 5.0) / 100)
+    assert mixed.loc["a", "payout_mix"] == "payout 7.50: GB 50 %, US 50 %"
