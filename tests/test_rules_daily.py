@@ -286,3 +286,38 @@ def test_an_exports_days_summed_in_its_one_scan_are_the_spread_of_its_rows(
         on_path = decide([rule], path).set_index(["campaign_id", "key"])["p_loss"]
         on_frame = decide([rule], frame).set_index(["campaign_id", "key"])["p_loss"]
         pd.testing.assert_series_equal(on_path.sort_index(), on_frame.sort_index(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("twice", [None, 63, 64, 99])
+def test_day_sums_over_more_than_64_days_see_a_day_given_twice(tmp_path, twice):
+    """A 100-day window counts days in blocks of 64: a day given twice (two rows at different
+    costs per click), on either side of a block's edge, is summed as one day."""
+    days = pd.date_range("2025-10-24", periods=100, freq="D", tz="UTC")
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame(
+        {
+            "date": days,
+            "campaign_id": 7,
+            "level": "subid",
+            "key": "a",
+            "impressions": 0,
+            "clicks": rng.integers(10, 50, len(days)),
+            "cost": rng.uniform(0.5, 2.0, len(days)).round(4),
+            "conversions": 0,
+            "revenue": 0.0,
+        }
+    )
+    frame = pd.concat([frame, frame.assign(key="b", cost=frame["cost"] * 1.3)], ignore_index=True)
+    if twice is not None:  # in both subIds (one item with a day too few or too many and the
+        # scan sums per day whatever the others)
+        again = frame.iloc[[twice, twice + 100]].assign(cost=5.0)
+        frame = pd.concat([frame, again], ignore_index=True)
+    path = tmp_path / "stats.csv"
+    frame.assign(date=frame["date"].dt.strftime("%Y-%m-%d")).to_csv(path, index=False)
+    stats = Stats(path)
+    stats.prefetch([100], per_day=True)
+    window = (days[0].date(), days[-1].date())
+    mine = stats._sums[("daily", *window)].set_index("key")
+    theirs = spread(frame.assign(campaign_id=frame["campaign_id"].astype(str))).set_index("key")
+    assert mine["days"].tolist() == theirs["days"].tolist() == [100.0, 100.0]
+    assert np.allclose(mine["cpc_se"], theirs["cpc_se"], rtol=1e-9)
