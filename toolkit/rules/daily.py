@@ -121,8 +121,10 @@ def with_spread(
 ) -> pd.DataFrame:
     """``sums`` (a window's per-item sums of ``stats``, a
     :class:`~toolkit.rules.decide.Stats`) with each item's ``days`` and ``cpc_se`` over the
-    days ``since`` to ``until`` (kept in the statistics' cache; an export's path is summed per
-    day and item by DuckDB); an item without clicks has 0 of each."""
+    days ``since`` to ``until`` (kept in the statistics' cache: an export's windows get them
+    in the scan that sums them, :meth:`~toolkit.rules.decide.Stats.prefetch` with
+    ``per_day``; other windows are summed per day and item here); an item without clicks has
+    0 of each."""
     key = ("daily", since, until)
     if key not in stats._sums:
         stats._sums[key] = spread(_per_day(stats, since, until))
