@@ -28,6 +28,10 @@ import pandas as pd
 from ..bulk.key_codes import joint_codes
 
 _ITEM = ["campaign_id", "level", "key"]
+#: The levels whose items carry their days' spread: sources and subIds, named as the
+#: statistics name them (countries are merged by their codes; campaigns' totals and countries
+#: read their cost per click as exact).
+SPREAD_LEVELS = ("source", "subid")
 
 
 def spread(days: pd.DataFrame) -> pd.DataFrame:
@@ -174,4 +178,4 @@ def _per_day(stats: Any, since: dt.date | None, until: dt.date | None) -> pd.Dat
     return frame[keep]
 
 
-__all__ = ["cpc_se", "spread", "spread_of", "with_spread"]
+__all__ = ["SPREAD_LEVELS", "cpc_se", "spread", "spread_of", "with_spread"]

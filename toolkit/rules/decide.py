@@ -40,7 +40,7 @@ from ..frames.schemas import FLOAT, INT, STRING
 from ..stats.countries import country_codes
 from ..stats.schema import COUNTRY
 from .confirm import HOW_TO_ACT, UNCONFIRMED, confirmed
-from .daily import spread_of, with_spread
+from .daily import SPREAD_LEVELS, spread_of, with_spread
 from .evidence import evidence_frame, item_totals, spent
 from .fit import not_accepted
 from .fresh import effective
@@ -160,7 +160,7 @@ class Stats:
 
         self._last, sums = self._reading(window_sums, days, as_of=as_of, per_day=per_day)
         for window, frame in sums.items():
-            if "square" in frame:  # per_day, a window with both ends
+            if set(DAY_SUMS) <= set(frame):  # per_day, a window with both ends
                 self._sums[("daily", *window)] = spread_of(frame)
                 frame = frame.drop(columns=list(DAY_SUMS))
             self._sums[window] = frame
@@ -326,7 +326,7 @@ def window_evidence(
         sums = stats.sums(since, until)
         if rule.delay is not None:
             sums = effective(stats, sums, end, rule.delay)
-        if rule.level not in (CAMPAIGN, COUNTRY):  # items as the statistics name them
+        if rule.level in SPREAD_LEVELS:  # items as the statistics name them
             sums = with_spread(stats, sums, since, until)
             sums = with_mix(stats, sums, since, until, payouts, rule)  # per-GEO payouts
         return evidence_of(sums, rule, payouts)
@@ -503,7 +503,7 @@ def read_windows(
     :class:`~toolkit.errors.StatsError` here, before anything else is asked); ``whole``:
     every row up to ``as_of`` too (what :func:`check_as_of` looks at)."""
     days = [rule.window for rule in rules if rule.enabled]
-    per_day = any(r.enabled and r.level not in (CAMPAIGN, COUNTRY) for r in rules)
+    per_day = any(r.enabled and r.level in SPREAD_LEVELS for r in rules)
     stats.prefetch([*days, None] if whole else days, as_of, per_day=per_day)
 
 

@@ -32,13 +32,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats.schema import COUNTRY
 from .backtest import daily_stats, truth_items
-from .daily import cpc_se
+from .daily import SPREAD_LEVELS, cpc_se
 from .decide import evidence_of
 from .delay import Delay
 from .known import replay_delay
-from .model import CAMPAIGN, load_rules
+from .model import load_rules
 
 #: The window of every family's rules, in days.
 WINDOW = 14
@@ -222,7 +221,7 @@ def _statistical_stops(
         parts = [windows.cut(cum, look, stops[i]) for i in range(k)]
         frame = base.assign(**{c: np.concatenate([p[c] for p in parts]) for c in parts[0]})
         frame["impressions"] = 0.0
-        if level not in (CAMPAIGN, COUNTRY):  # as toolkit.rules.decide reads them
+        if level in SPREAD_LEVELS:  # as toolkit.rules.decide reads them
             frame["cpc_se"] = cpc_se(frame["clicks"], frame["cost"], frame["square"], frame["days"])
         frame = frame.drop(columns="square")
         ev = evidence_of(frame, rules[0]).sort_values(["campaign_id", "key"], kind="stable")
