@@ -321,3 +321,37 @@ def test_day_sums_over_more_than_64_days_see_a_day_given_twice(tmp_path, twice):
     theirs = spread(frame.assign(campaign_id=frame["campaign_id"].astype(str))).set_index("key")
     assert mine["days"].tolist() == theirs["days"].tolist() == [100.0, 100.0]
     assert np.allclose(mine["cpc_se"], theirs["cpc_se"], rtol=1e-9)
+
+
+def test_day_sums_of_an_export_written_in_another_locale(tmp_path):
+    """A German tracker's export: UTF-16, ``;``-separated, day-first dates, decimal commas
+    with thousands points (``1.234,5``) and a totals row. Its day sums are those of the same
+    rows read as plain numbers, and the totals row counts in none."""
+    frame = _country_rows(countries=3)
+    frame["cost"] = frame["cost"] * 1000  # costs past 1,000: written with a thousands point
+    assert (frame["cost"] >= 1000).any()
+
+    def german(x: float) -> str:
+        return f"{x:,.4f}".replace(",", " ").replace(".", ",").replace(" ", ".")
+
+    lines = ["date;campaign_id;level;key;impressions;clicks;cost;conversions;revenue"]
+    for r in frame.itertuples(index=False):
+        lines.append(
+            f"{r.date:%d.%m.%Y};{r.campaign_id};{r.level};{r.key};{r.impressions};{r.clicks};"
+            f"{german(r.cost)};{r.conversions};{german(r.revenue)}"
+        )
+    lines.append(f"Total;;;;0;{frame['clicks'].sum()};{german(frame['cost'].sum())};0;0")
+    path = tmp_path / "export.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-16")
+    stats = Stats(path, date_format="%d.%m.%Y", decimal=",")
+    stats.prefetch([5], per_day=True)
+    assert any("totals row" in note for note in stats.skipped), stats.skipped
+    last = pd.Timestamp("2026-01-31", tz="UTC")
+    since = last - pd.Timedelta(days=4)
+    mine = stats._sums[("daily", since.date(), last.date())]
+    rows = frame[frame["date"] >= since]
+    theirs = spread(rows.assign(campaign_id=rows["campaign_id"].astype(str)))
+    both = theirs.merge(mine, on=["campaign_id", "level", "key"], how="outer", indicator=True)
+    assert (both["_merge"] == "both").all(), both[both["_merge"] != "both"]
+    assert both["days_x"].tolist() == both["days_y"].tolist()
+    assert np.allclose(both["cpc_se_x"], both["cpc_se_y"], rtol=1e-9, atol=1e-12)
