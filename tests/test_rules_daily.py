@@ -241,6 +241,17 @@ def _country_rows(seed: int = 3, countries: int = 3) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*cols, "conversions", "revenue"])
 
 
+def same_day_sums(mine: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """Assert that the day sums ``mine`` (days, cpc_se per item) are :func:`spread` of the
+    frame's ``rows``: the same items, days and spreads; both, merged (``_x``: spread's)."""
+    theirs = spread(rows.assign(campaign_id=rows["campaign_id"].astype(str)))
+    both = theirs.merge(mine, on=["campaign_id", "level", "key"], how="outer", indicator=True)
+    assert (both["_merge"] == "both").all(), both[both["_merge"] != "both"]
+    assert both["days_x"].tolist() == both["days_y"].tolist()
+    assert np.allclose(both["cpc_se_x"], both["cpc_se_y"], rtol=1e-9, atol=1e-12)
+    return both
+
+
 @pytest.mark.parametrize(
     ("kind", "countries"), [("csv", 3), ("csv", 1), ("xlsx", 3)], ids=["csv", "one-a-day", "xlsx"]
 )
@@ -269,13 +280,7 @@ def test_an_exports_days_summed_in_its_one_scan_are_the_spread_of_its_rows(
     for days in (3, 5):
         since = last - pd.Timedelta(days=days - 1)
         window = (since.date(), last.date())
-        mine = stats._sums[("daily", *window)]
-        rows = frame[frame["date"] >= since]
-        theirs = spread(rows.assign(campaign_id=rows["campaign_id"].astype(str)))
-        both = theirs.merge(mine, on=["campaign_id", "level", "key"], how="outer", indicator=True)
-        assert (both["_merge"] == "both").all(), both[both["_merge"] != "both"]
-        assert both["days_x"].tolist() == both["days_y"].tolist()
-        assert np.allclose(both["cpc_se_x"], both["cpc_se_y"], rtol=1e-9, atol=1e-12)
+        both = same_day_sums(stats._sums[("daily", *window)], frame[frame["date"] >= since])
         assert (both["cpc_se_x"] > 0).sum() > 10  # the spread is there to compare
         # the window's sums themselves carry nothing of it
         assert "days" not in stats._sums[window] and "square" not in stats._sums[window]
@@ -348,10 +353,4 @@ def test_day_sums_of_an_export_written_in_another_locale(tmp_path):
     assert any("totals row" in note for note in stats.skipped), stats.skipped
     last = pd.Timestamp("2026-01-31", tz="UTC")
     since = last - pd.Timedelta(days=4)
-    mine = stats._sums[("daily", since.date(), last.date())]
-    rows = frame[frame["date"] >= since]
-    theirs = spread(rows.assign(campaign_id=rows["campaign_id"].astype(str)))
-    both = theirs.merge(mine, on=["campaign_id", "level", "key"], how="outer", indicator=True)
-    assert (both["_merge"] == "both").all(), both[both["_merge"] != "both"]
-    assert both["days_x"].tolist() == both["days_y"].tolist()
-    assert np.allclose(both["cpc_se_x"], both["cpc_se_y"], rtol=1e-9, atol=1e-12)
+    same_day_sums(stats._sums[("daily", since.date(), last.date())], frame[frame["date"] >= since])
