@@ -13,8 +13,9 @@ naming the sheet and the cell) unless:
 - a shared-string cell (``t="s"``) holds a whole number below the number of shared strings.
 
 Files as Excel, LibreOffice, openpyxl and the toolkit write them are checked with numpy on
-blocks of the XML (:mod:`.cellscan`); any other form (attributes in another order,
-comments, another encoding) with expat, an XML parser that expands no entity.
+blocks of the XML (:mod:`.cellscan`), two blocks at a time on threads of their own and
+checked in the order of the XML; any other form (attributes in another order, comments,
+another encoding) with expat, an XML parser that expands no entity.
 
 >>> problem = problem_of([b'<row r="2"><c r="A2"/><c r="A2"/></row>'], "lists", lambda: 0)
 >>> problem.sheet, problem.row, problem.message.split(":")[0]
@@ -28,7 +29,9 @@ import re
 import threading
 import xml.parsers.expat
 import zipfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -51,6 +54,9 @@ MAX_AREA = 1 << 24
 MAX_STRETCH = 64 << 20
 #: Entries the expat reader gathers before they are checked.
 BATCH = 100_000
+#: Threads finding the entries of a sheet's blocks, and blocks found ahead of the checks.
+SCAN_THREADS = max(1, min(2, os.cpu_count() or 1))
+AHEAD = 2
 
 _AGAIN = "the sheet was not saved by a spreadsheet program; export it again"
 _ROOT_RE = re.compile(rb"<(?:([\w.-]+):)?(?:worksheet|chartsheet|dialogsheet)\b")
@@ -83,9 +89,10 @@ class SheetGuard:
     def check(self, sheet: str, tap: Callable[[bytes], None] | None = None) -> None:
         """Raise unless the sheet named ``sheet`` passes (see the module's docstring).
         ``tap``, when given, is called with each chunk of the sheet's XML as the checks read
-        it, then with ``b""`` once the last was read (never when the checks stop early, nor
-        when the sheet was checked before): what else a reader looks for in the XML is found
-        in the same pass."""
+        it, then with ``b""`` once the last was read (never when the checks stop before it,
+        nor when the sheet was checked before): what else a reader looks for in the XML is
+        found in the same pass. Each chunk reaches it once, in order; blocks are read a few
+        ahead of their checks, so it may see more than the checks needed."""
         if sheet in self._checked:
             return
         part = self._parts.get(sheet)
@@ -96,6 +103,13 @@ class SheetGuard:
         if problem is not None:
             self._refuse(problem)
         self._checked.add(sheet)
+
+    def size(self, sheet: str) -> int:
+        """The bytes of XML of the sheet named ``sheet`` as its part's directory entry says
+        (0 for a sheet without a part)."""
+        part = self._parts.get(sheet)
+        info = self._infos.get(part.lower()) if part is not None else None
+        return info.file_size if info is not None else 0
 
     def _refuse(self, problem: WorkbookProblem) -> NoReturn:
         raise WorkbookError([problem], str(self.path))
@@ -202,34 +216,92 @@ def _fast(
     strings: Callable[[], int],
 ) -> tuple[bool, WorkbookProblem | None]:
     """``(True, problem)`` when every block was read by the fast reader; ``(False, None)``
-    when one was not (the caller reads the whole sheet with expat)."""
-    state = _State()
-    carry = first[names.skip :]
-    pending: bytes | None = next(blocks, None)
-    while True:
-        last = pending is None
-        data = b"".join((carry, pending or b"", PAD))  # zeros after: reads past stay inside
-        size = len(data) - len(PAD)
-        cut = size if last else names.last_start(data)
-        if cut <= 0 and size > MAX_STRETCH:
-            if data.find(b"<!", 0, size) >= 0 or data.find(b"<?", 0, size) >= 0:
-                return False, None
-            return True, _problem(
-                sheet,
-                None,
-                "",
-                f"more than {MAX_STRETCH >> 20} MB of XML without a row or a cell: {_AGAIN}",
-            )
-        if cut > 0:
-            entries = fast_entries(data, names, cut)
+    when one was not (the caller reads the whole sheet with expat).
+
+    The blocks are cut here, one after another, and their entries found on
+    :data:`SCAN_THREADS` threads (numpy lets go of the interpreter while it works), at most
+    :data:`AHEAD` blocks ahead; they are checked here, in the order of the XML, so the
+    first problem found is the first of the sheet."""
+    ahead = _Ahead(sheet, strings)
+    try:
+        carry = first[names.skip :]
+        pending: bytes | None = next(blocks, None)
+        while True:
+            last = pending is None
+            data = b"".join((carry, pending or b"", PAD))  # zeros after: reads stay inside
+            size = len(data) - len(PAD)
+            cut = size if last else names.last_start(data)
+            if cut <= 0 and size > MAX_STRETCH:
+                return ahead.checked(0) or _stretch(data, size, sheet)
+            if cut > 0:
+                ahead.add(data, names, cut, last)
+                answer = ahead.checked(0 if last else AHEAD)
+                if answer is not None:
+                    return answer
+            if last:
+                return True, None
+            carry, pending = data[max(cut, 0) : size], next(blocks, None)
+    finally:
+        ahead.cancel()
+
+
+def _stretch(data: bytes, size: int, sheet: str) -> tuple[bool, WorkbookProblem | None]:
+    """The answer for a block of more than :data:`MAX_STRETCH` bytes without a row."""
+    if data.find(b"<!", 0, size) >= 0 or data.find(b"<?", 0, size) >= 0:
+        return False, None
+    return True, _problem(
+        sheet,
+        None,
+        "",
+        f"more than {MAX_STRETCH >> 20} MB of XML without a row or a cell: {_AGAIN}",
+    )
+
+
+class _Ahead:
+    """The blocks whose entries are being found, oldest first, and the checks' state."""
+
+    def __init__(self, sheet: str, strings: Callable[[], int]) -> None:
+        self.sheet, self.strings = sheet, strings
+        self.state = _State()
+        self.futures: deque[Future[Entries | None]] = deque()
+
+    def add(self, data: bytes, names: Names, cut: int, last: bool) -> None:
+        """Find the entries of the first ``cut`` bytes of ``data``: on a scan thread, or
+        here for a sheet of one block or with one thread."""
+        if SCAN_THREADS < 2 or (last and not self.futures):
+            done: Future[Entries | None] = Future()
+            done.set_result(fast_entries(data, names, cut))
+            self.futures.append(done)
+        else:
+            self.futures.append(_scan_pool().submit(fast_entries, data, names, cut))
+
+    def checked(self, room: int) -> tuple[bool, WorkbookProblem | None] | None:
+        """Check the oldest blocks until at most ``room`` are ahead; None unless the
+        sheet's answer is known (a problem, or a block of another form)."""
+        while len(self.futures) > room:
+            entries = self.futures.popleft().result()
             if entries is None:
                 return False, None
-            problem = _check(entries, state, sheet, strings)
+            problem = _check(entries, self.state, self.sheet, self.strings)
             if problem is not None:
                 return True, problem
-        if last:
-            return True, None
-        carry, pending = data[max(cut, 0) : size], next(blocks, None)
+        return None
+
+    def cancel(self) -> None:
+        for future in self.futures:  # the sheet's answer came before them
+            future.cancel()
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _scan_pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=SCAN_THREADS, thread_name_prefix="toolkit-scan")
+        return _POOL
 
 
 def _slow(

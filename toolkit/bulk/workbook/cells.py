@@ -46,6 +46,9 @@ ENGINES: tuple[str, ...] = ("calamine", "openpyxl")
 #: Threads parsing sheets at once (calamine releases the GIL while it parses).
 PARSE_WORKERS = max(1, min(4, os.cpu_count() or 1))
 
+#: Bytes of XML past which a sheet's parse is started before those of smaller sheets.
+BIG_SHEET = 8 << 20
+
 #: ``(index in the column, cell value, message)``.
 CellProblem = tuple[int, Any, str]
 
@@ -101,12 +104,15 @@ class Book:
             self.hidden = {n for n in self.names if self._opx[n].sheet_state != "visible"}
 
     def prefetch(self, names: Sequence[str]) -> None:
-        """Start parsing ``names`` (calamine only; a no-op with openpyxl)."""
+        """Start parsing ``names`` (calamine only; a no-op with openpyxl): sheets of more
+        than :data:`BIG_SHEET` bytes of XML first, the biggest first (the longest parse
+        starts at once, the others fill the other workers), then the others in order."""
         if self.engine != "calamine":
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=PARSE_WORKERS)
-        for name in names:
+        sizes = {name: self._guard.size(name) for name in names}
+        for name in sorted(names, key=lambda n: -sizes[n] if sizes[n] > BIG_SHEET else 0):
             if name in self.names and name not in self._pending:
                 self._pending[name] = self._pool.submit(self._parse, name)
 
