@@ -445,14 +445,7 @@ def report(rows: int, args: argparse.Namespace, results: dict[str, dict]) -> Non
         )
         for name, n in tk["by_status"].items():
             print(f"  {name:50s} {n:7,d}")
-        print("toolkit phases (seconds, calls, peak RSS so far):")
-        for name, s in tk["phases"].items():
-            print(
-                f"  {name:32s} {s:7.2f} s {tk['phase_calls'][name]:4d}x "
-                f"{tk['phase_peak_mb'][name]:7.0f} MB"
-            )
-        counted = sum(s for n, s in tk["phases"].items() if not n.startswith(" "))
-        print(f"  {'rest':32s} {tk['seconds'] - counted:7.2f} s")
+        phases_of("toolkit", tk)
         ok_time, ok_mem = tk["seconds"] < TARGET_SECONDS, tk["peak_mb"] < TARGET_MB
         print(
             f"target under {TARGET_SECONDS:.0f} s: {'PASS' if ok_time else 'FAIL'} "
@@ -460,6 +453,22 @@ def report(rows: int, args: argparse.Namespace, results: dict[str, dict]) -> Non
             f"{'PASS' if ok_mem else 'FAIL'} ({tk['peak_mb']:.0f} MB); at {threads} threads "
             f"on {cpus} cores"
         )
+
+
+    if "parquet" in results:
+        phases_of("parquet", results["parquet"])
+
+
+def phases_of(kind: str, res: dict[str, Any]) -> None:
+    """Where the run ``kind`` of the toolkit spent its time."""
+    print(f"{kind} phases (seconds, calls, peak RSS so far):")
+    for name, s in res["phases"].items():
+        print(
+            f"  {name:32s} {s:7.2f} s {res['phase_calls'][name]:4d}x "
+            f"{res['phase_peak_mb'][name]:7.0f} MB"
+        )
+    counted = sum(s for n, s in res["phases"].items() if not n.startswith(" "))
+    print(f"  {'rest':32s} {res['seconds'] - counted:7.2f} s")
 
 
 def ratios(results: dict[str, dict]) -> None:
