@@ -118,3 +118,28 @@ def test_rule_sets_that_read_other_items_or_limit_are_not_read_off_the_replay():
 def test_an_unknown_option_is_refused_before_any_replay():
     with pytest.raises(TypeError, match="unknown option.s. tuth"):
         match_cost_saved(two_levels, 1.0, "no such file.csv", 0.0, 1.0, tuth=None)
+
+
+@pytest.mark.parametrize("limit", [None, 2])  # read off the replay; backtested per step
+def test_progress_shows_each_step_and_finds_the_same_parameter(gen, capsys, limit):
+    stats = with_sources(gen[0])
+
+    def make(x: float) -> dict[str, Any]:
+        rules = two_levels(x)
+        for rule in rules["rules"]:
+            rule["limit"] = limit
+        return rules
+
+    target = float(backtest(make(3.0), stats).summary["cost_saved"].iloc[0]) * 0.9
+    quiet = match_cost_saved(make, target, stats, 0.0, 16.0, steps=3)
+    capsys.readouterr()
+    x, result = match_cost_saved(make, target, stats, 0.0, 16.0, steps=3, progress=True)
+    assert (x, result.summary.to_dict()) == (quiet[0], quiet[1].summary.to_dict())
+    err = capsys.readouterr().err
+    assert "matching the cost saved" in err and "3/3" in err, err
+    # each step's parameter and what it saved, as the bar went: 8, then 4 or 12, ...
+    assert "x = 8: " in err and f"(target {target:,.2f})" in err, err
+    # one bar of steps, none per step, and the backtest of the parameter found where the
+    # steps were read off the replay (else it is the last step's own, already made)
+    assert err.count("0/3 [00:00<?, ?step/s]\r") == 1, err
+    assert err.count("backtest rules:   0%|          | 0/7 [") == (1 if limit is None else 0), err

@@ -76,16 +76,18 @@ def _rules_step(client: Any, out: Path, quiet: bool) -> Any:
 
     truth = client.sandbox.stats_export(out / "stats.csv", days=28, seed=5)
     stats = toolkit.read_stats(out / "stats.csv")
-    ours = toolkit.backtest(demo_rules(), stats, truth=truth)
-    saved = float(ours.summary["cost_saved"].iloc[0])
-    x, theirs = match_cost_saved(_threshold, saved, stats, 0.0, 64.0, steps=8, truth=truth)
-    both = side_by_side({"statistical": ours, f"cost > {x:.2f} and conversions = 0": theirs})
-    write_csv(both.summary, out / "backtest.csv")
     print(f"5. Rules over {len(stats):,} rows of tracker statistics ({out / 'stats.csv'})")
     last, days = stats["date"].max().date(), stats["date"].nunique()
     known = DELAY[0] * 100  # the share of a day's conversions known on the day itself
     print(STATS_WORDS.format(days=days, last=last, payouts=out / "payouts.csv", known=known))
-    print("   Backtest over 28 days, the threshold tuned to save the same cost:")
+    print("   Backtest over 28 days, the threshold tuned to save the same cost:", flush=True)
+    ours = toolkit.backtest(demo_rules(), stats, truth=truth, progress=not quiet)
+    saved = float(ours.summary["cost_saved"].iloc[0])
+    x, theirs = match_cost_saved(
+        _threshold, saved, stats, 0.0, 64.0, steps=8, truth=truth, progress=not quiet
+    )
+    both = side_by_side({"statistical": ours, f"cost > {x:.2f} and conversions = 0": theirs})
+    write_csv(both.summary, out / "backtest.csv")
     print(both.summary.round(3).to_string(index=False))
     rules = demo_rules(limit=3)
     (out / "rules.yaml").write_text(yaml.safe_dump(rules, sort_keys=False), "utf-8")

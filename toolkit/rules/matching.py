@@ -155,8 +155,11 @@ def match_cost_saved(
     Returns ``x`` and its backtest. A target beyond what ``low`` to ``high`` can save is a
     ``ValueError`` naming the target and the cost saved at the end of the range it passed.
     The steps of rule sets :func:`own_stops` admits are read off one replay (see the module).
+    ``progress=True`` shows a bar of the steps (each with its ``x`` and cost saved), then,
+    for steps read off the replay, the bar of the backtest of the ``x`` found.
     """
     saved_by = _Saver(stats, options)
+    bar = _bar(steps, bool(options.get("progress")))  # disabled: every call does nothing
     best: tuple[float, float, Backtest | None] | None = None
     moved = {"low": False, "high": False}
     bounds = (low, high)
@@ -166,26 +169,40 @@ def match_cost_saved(
         saved, result = saved_by(make(x))
         if best is None or abs(saved - target) < best[0]:
             best = (abs(saved - target), x, result)
+        bar.set_postfix_str(f"x = {x:g}: {saved:,.2f} saved (target {target:,.2f})")
+        bar.update()
         return saved
 
-    for _ in range(steps):
-        mid = (low + high) / 2.0
-        if run(mid) > target:
-            low, moved["low"] = mid, True
-        else:
-            high, moved["high"] = mid, True
-    for end, side, beyond in ((bounds[1], "high", "more"), (bounds[0], "low", "less")):
-        if moved[side]:
-            continue
-        saved = run(end)
-        if (saved > target) if side == "high" else (saved < target):
-            raise ValueError(
-                f"match_cost_saved: target cost saved {target:,.2f} is out of reach: x = "
-                f"{end:g} (the {side} end of {bounds[0]:g} to {bounds[1]:g}) saves {saved:,.2f},"
-                f" {beyond} than the target; widen the range or choose a reachable target"
-            )
+    try:
+        for _ in range(steps):
+            mid = (low + high) / 2.0
+            if run(mid) > target:
+                low, moved["low"] = mid, True
+            else:
+                high, moved["high"] = mid, True
+        for end, side, beyond in ((bounds[1], "high", "more"), (bounds[0], "low", "less")):
+            if moved[side]:
+                continue
+            bar.total += 1
+            saved = run(end)
+            if (saved > target) if side == "high" else (saved < target):
+                raise ValueError(
+                    f"match_cost_saved: target cost saved {target:,.2f} is out of reach: x = "
+                    f"{end:g} (the {side} end of {bounds[0]:g} to {bounds[1]:g}) saves "
+                    f"{saved:,.2f}, {beyond} than the target; widen the range or choose a "
+                    "reachable target"
+                )
+    finally:
+        bar.close()
     assert best is not None
     return best[1], best[2] or backtest(make(best[1]), stats, **options)
+
+
+def _bar(steps: int, shown: bool) -> Any:
+    """A progress bar of ``steps`` steps (shown or not)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=steps, desc="matching the cost saved", unit="step", disable=not shown)
 
 
 class _Saver:
@@ -203,7 +220,7 @@ class _Saver:
     def __call__(self, rules: Any) -> tuple[float, Backtest | None]:
         first = next(iter(_rule_sets(rules).values()))
         if not own_stops(first):
-            result = backtest(rules, self.stats, **self.options)
+            result = backtest(rules, self.stats, **{**self.options, "progress": False})
             return float(result.summary["cost_saved"].iloc[0]), result
         if self.looks is None:
             self.looks = self._looks()
