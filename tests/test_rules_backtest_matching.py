@@ -143,3 +143,24 @@ def test_progress_shows_each_step_and_finds_the_same_parameter(gen, capsys, limi
     # steps were read off the replay (else it is the last step's own, already made)
     assert err.count("0/3 [00:00<?, ?step/s]\r") == 1, err
     assert err.count("backtest rules:   0%|          | 0/7 [") == (1 if limit is None else 0), err
+
+
+def test_decided_items_are_the_decided_rows_of_decide_rule_in_its_order(gen):
+    from toolkit.rules.decide import DECIDED, Stats, decide_rule, decided_items, read_windows
+
+    stats = Stats(with_sources(gen[0]))
+    camp = int(gen[0]["campaign_id"].iloc[0])
+    for extra in ({}, {"scope": {"campaigns": [camp]}}, {"rank": "clicks"}):
+        rule = load_rules(
+            [{"level": "subid", "when": "cost > 0.5", "action": "blacklist", "window": 3, **extra}]
+        )[0]
+        for day in sorted(gen[0]["date"].dt.date.unique())[2:]:
+            read_windows([rule], stats, day)
+            full = decide_rule(rule, stats, as_of=day)
+            full = full[full["status"] == DECIDED]
+            lean = decided_items(rule, stats, day)
+            assert len(full) > 0
+            assert lean[ITEM].astype(str).values.tolist() == full[ITEM].astype(str).values.tolist()
+    limited = {"level": "subid", "when": "cost > 1", "action": "blacklist", "limit": 2}
+    with pytest.raises(ValueError, match="no limit"):
+        decided_items(load_rules([limited])[0], stats, day)

@@ -454,7 +454,6 @@ def report(rows: int, args: argparse.Namespace, results: dict[str, dict]) -> Non
             f"on {cpus} cores"
         )
 
-
     if "parquet" in results:
         phases_of("parquet", results["parquet"])
 

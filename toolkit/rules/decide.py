@@ -28,6 +28,7 @@ import datetime as dt
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ from .evidence import evidence_frame, item_totals, spent
 from .fit import not_accepted
 from .fresh import effective
 from .geo_mix import payouts_of, with_mix
-from .model import CAMPAIGN, METRICS, PAYOUT_METRICS, Rule, load_rules
+from .model import CAMPAIGN, CONFIRM, METRICS, PAYOUT_METRICS, Rule, load_rules
 from .payouts import HOW_TO_GIVE, NO_PAYOUT, read_payouts
 from .why import why_words
 
@@ -407,20 +408,8 @@ def decide_rule(
     The probability clauses (``p_loss``, ``p_win``) hold on the evidence of the
     ``rule.confirm - 1`` days before too (:mod:`toolkit.rules.confirm`); ``why`` says what
     those days showed. ``skip(rule, evidence)``: the items left out (no row of theirs)."""
-    last = last_day(stats, as_of)
-    if rule.window is not None and last is None:
-        message = f"a window of {rule.window} days, but the statistics carry no dates"
-        raise RulesError([RuleProblem(rule.number or None, rule.name, "window", message)])
-    since, until = window_of(rule, last, as_of is not None)
-    ev = _scoped(window_evidence(stats, rule, since, until, until or last, payouts), rule, formats)
-    if skip is not None:
-        ev = ev[~skip(rule, ev)]
-    hit = np.ones(len(ev), dtype=bool)
-    others = np.ones(len(ev), dtype=bool)  # the clauses that need no payout
-    for clause in rule.when:
-        holds = clause.holds(ev)
-        hit &= holds
-        others &= holds if clause.metric not in PAYOUT_METRICS else True
+    h = _hits(rule, stats, formats, as_of, payouts, skip)
+    ev, hit, others, since, until, last = h.ev, h.hit, h.others, h.since, h.until, h.last
     needs = any(c.metric in PAYOUT_METRICS for c in rule.when)
     unpaid = others & ev["payout"].isna().to_numpy(dtype=bool) & needs
     held, before = confirmed(
@@ -445,6 +434,64 @@ def decide_rule(
     rows["action"] = rule.action
     rows["since"], rows["until"] = since, last  # until: the last day of the evidence
     return rows.reindex(columns=list(DECISION_COLUMNS))
+
+
+@dataclass
+class _Hits:
+    """A rule's evidence over its window (scoped, ``skip`` left out), where its clauses all
+    hold (``hit``) and where those that need no payout do (``others``)."""
+
+    ev: pd.DataFrame
+    hit: np.ndarray
+    others: np.ndarray
+    since: dt.date | None
+    until: dt.date | None
+    last: dt.date | None
+
+
+def _hits(
+    rule: Rule,
+    stats: Stats,
+    formats: Mapping[int, str] | None,
+    as_of: Any,
+    payouts: pd.DataFrame | None,
+    skip: Skip | None,
+) -> _Hits:
+    last = last_day(stats, as_of)
+    if rule.window is not None and last is None:
+        message = f"a window of {rule.window} days, but the statistics carry no dates"
+        raise RulesError([RuleProblem(rule.number or None, rule.name, "window", message)])
+    since, until = window_of(rule, last, as_of is not None)
+    ev = _scoped(window_evidence(stats, rule, since, until, until or last, payouts), rule, formats)
+    if skip is not None:
+        ev = ev[~skip(rule, ev)]
+    hit = np.ones(len(ev), dtype=bool)
+    others = np.ones(len(ev), dtype=bool)  # the clauses that need no payout
+    for clause in rule.when:
+        holds = clause.holds(ev)
+        hit &= holds
+        others &= holds if clause.metric not in PAYOUT_METRICS else True
+    return _Hits(ev, hit, others, since, until, last)
+
+
+def decided_items(
+    rule: Rule,
+    stats: Stats,
+    as_of: Any,
+    formats: Mapping[int, str] | None = None,
+    skip: Skip | None = None,
+) -> pd.DataFrame:
+    """The items ``rule`` decides (status ``decided``) on the days up to ``as_of``
+    (``campaign_id``, ``level``, ``key`` and what ranks them), in :func:`decide_rule`'s
+    order, without the words and other columns of a decision: what a replay of stops reads
+    (:class:`~toolkit.rules.matching.Looks`). For a rule without ``limit`` or ``confirm``,
+    on statistics whose windows were read (:func:`read_windows`)."""
+    if rule.limit is not None or rule.confirm != CONFIRM:
+        raise ValueError(f"{rule.name}: decided_items takes no limit and no confirm")
+    hits = _hits(rule, stats, formats, as_of, None, skip)
+    columns = list(dict.fromkeys([rule.rank, "cost", "campaign_id", "level", "key"]))
+    rows = _limited(hits.ev.loc[hits.hit, columns], rule)
+    return rows[(rows["status"] == DECIDED).to_numpy(dtype=bool)]
 
 
 def last_day(stats: Stats, as_of: Any = None) -> dt.date | None:
@@ -585,6 +632,7 @@ __all__ = [
     "Stats",
     "decide",
     "decide_rule",
+    "decided_items",
     "empty_decisions",
     "evidence_of",
     "in_days",

@@ -8,7 +8,8 @@ item on the first look its own rows call for it, whatever else was stopped: befo
 its rows are those of a replay without stops. So the steps of such sets are read off one
 replay without stops (:class:`Looks`, each look day's evidence worked out once and shared),
 in the order a backtest records them, and only the parameter found is backtested in full.
-The answer is the same as from a backtest per step (tests/test_rules_matching.py pins it).
+The answer is the same as from a backtest per step (tests/test_rules_backtest_matching.py
+pins it).
 
 >>> x, result = match_cost_saved(lambda x: threshold(x), 500.0, stats, 0.0, 64.0,
 ...                              truth=truth)                          # doctest: +SKIP
@@ -24,8 +25,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..frames.schemas import INT, STRING
 from .backtest import Backtest, _after, _rule_sets, _summary, backtest, replayed_days, truth_items
-from .decide import DECIDED, Stats, decide, in_days
+from .decide import Stats, decided_items, in_days, read_windows
 from .known import Known
 from .model import CAMPAIGN, CONFIRM, STOPS, Rule
 
@@ -96,11 +98,13 @@ class Looks:
         return self._stats[day]
 
     def decisions(self, rules: list[Rule]) -> pd.DataFrame:
-        """Each item's first decision by a rule, in a backtest's order (day, rule, rank);
-        what the rows show besides the item, its rule and day is the replay's without stops.
-        Its warnings are left to the backtest of the parameter found."""
-        first: dict[tuple[str, int, str, str], dict[str, Any]] = {}
+        """Each item's first decision by a rule, in a backtest's order (day, rule, rank):
+        its rule, item, day and action (:func:`~toolkit.rules.decide.decided_items`, the
+        decisions without their words). Its warnings are left to the backtest of the
+        parameter found."""
+        first: dict[tuple[str, int, str, str], tuple[Any, ...]] = {}
         decided: dict[str, set[tuple[int, str]]] = {r.name: set() for r in rules}
+        on = [r for r in rules if r.enabled]
 
         def skip(rule: Rule, evidence: pd.DataFrame) -> np.ndarray:
             """The items ``rule`` decided on an earlier look: their first decision is taken
@@ -114,22 +118,23 @@ class Looks:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for day in self.days:
-                made = decide(rules, self.stats(day), formats=self.formats, as_of=day, skip=skip)
-                made = made[made["status"] == DECIDED]
-                keys, at = [], []
-                for i, row in enumerate(made[["rule", *_ITEM]].itertuples(index=False)):
-                    key = (str(row[0]), int(row[1]), str(row[2]), str(row[3]))
-                    if key not in first:
-                        first[key] = {}
-                        keys.append(key)
-                        at.append(i)
-                rows = made.iloc[at].to_dict("records")  # as a backtest records them
-                for key, row in zip(keys, rows, strict=True):
-                    first[key] = {**row, "day": day}
-                    decided[key[0]].add((key[1], key[3]))
-        if not first:
-            return pd.DataFrame(columns=["rule", *_ITEM, "day", "action"])
-        return pd.DataFrame(list(first.values()))
+                stats = self.stats(day)
+                read_windows(on, stats, day)
+                for rule in on:
+                    rows = decided_items(rule, stats, day, self.formats, skip)
+                    items = zip(
+                        rows["campaign_id"].tolist(),
+                        rows["level"].tolist(),
+                        rows["key"].tolist(),
+                        strict=True,
+                    )
+                    for cid, level, key in items:
+                        item = (rule.name, int(cid), str(level), str(key))
+                        if item not in first:
+                            first[item] = (*item, day, rule.action)
+                            decided[rule.name].add((item[1], item[3]))
+        frame = pd.DataFrame(list(first.values()), columns=["rule", *_ITEM, "day", "action"])
+        return frame.astype({"campaign_id": INT, "level": STRING, "key": STRING})
 
     def cost_saved(self, rules: list[Rule]) -> float:
         """What :func:`~toolkit.rules.backtest.backtest` of ``rules`` (a set
