@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from tests.generated import truth_gen
 from toolkit.rules import backtest, load_rules, match_cost_saved
 from toolkit.rules.backtest import replayed_days
-from toolkit.rules.matching import Looks, own_stops
+from toolkit.rules.matching import OWN_METRICS, Looks, own_stops
 
 ITEM = ["campaign_id", "level", "key"]
 
@@ -158,9 +159,27 @@ def test_decided_items_are_the_decided_rows_of_decide_rule_in_its_order(gen):
             read_windows([rule], stats, day)
             full = decide_rule(rule, stats, as_of=day)
             full = full[full["status"] == DECIDED]
-            lean = decided_items(rule, stats, day)
             assert len(full) > 0
-            assert lean[ITEM].astype(str).values.tolist() == full[ITEM].astype(str).values.tolist()
+            for own in (False, True):  # the whole evidence, or the items' own numbers only
+                lean = decided_items(rule, stats, day, own=own)
+                got = lean[ITEM].astype(str).values.tolist()
+                assert got == full[ITEM].astype(str).values.tolist(), own
     limited = {"level": "subid", "when": "cost > 1", "action": "blacklist", "limit": 2}
     with pytest.raises(ValueError, match="no limit"):
         decided_items(load_rules([limited])[0], stats, day)
+
+
+@pytest.mark.parametrize("level", ["subid", "source", "country"])
+def test_own_evidence_is_the_evidence_of_the_items_own_numbers_to_the_last_digit(gen, level):
+    from toolkit.rules.decide import Stats, evidence_of, own_evidence_of
+
+    stats = with_sources(gen[0])
+    countries = stats[stats["level"] == "subid"].assign(level="country")
+    countries["key"] = countries["key"].str[-1].map({"0": "US", "1": "de"}).fillna("Brazil")
+    sums = Stats(pd.concat([stats, countries], ignore_index=True)).sums(None, None)
+    act = {"action": "bid", "factor": 0.8} if level == "country" else {"action": "blacklist"}
+    rule = load_rules([{"level": level, "when": "cost > 1", **act}])[0]
+    full, own = evidence_of(sums, rule), own_evidence_of(sums, rule)
+    assert len(own) > 3 and own[ITEM].equals(full[ITEM])
+    for metric in ("clicks", "cost", "conversions", "revenue", *OWN_METRICS):
+        assert own[metric].astype(float).equals(full[metric].astype(float)), metric

@@ -38,15 +38,14 @@ import pandas as pd
 
 from ..errors import RuleProblem, RulesError, StatsNote, ValidationError
 from ..frames.schemas import FLOAT, INT, STRING
-from ..stats.countries import country_codes
-from ..stats.schema import COUNTRY
 from .confirm import HOW_TO_ACT, UNCONFIRMED, confirmed
 from .daily import SPREAD_LEVELS, spread_of, with_spread
-from .evidence import evidence_frame, item_totals, spent
+from .evidence import item_totals
 from .fit import not_accepted
 from .fresh import effective
-from .geo_mix import payouts_of, with_mix
-from .model import CAMPAIGN, CONFIRM, METRICS, PAYOUT_METRICS, Rule, load_rules
+from .geo_mix import with_mix
+from .item_evidence import evidence_of, own_evidence_of
+from .model import CONFIRM, METRICS, PAYOUT_METRICS, Rule, load_rules
 from .payouts import HOW_TO_GIVE, NO_PAYOUT, read_payouts
 from .why import why_words
 
@@ -258,57 +257,6 @@ def _window(
     return last - dt.timedelta(days=days - 1), last
 
 
-def measures(ev: pd.DataFrame) -> pd.DataFrame:
-    """The evidence frame with every metric of :data:`~toolkit.rules.model.METRICS`."""
-    n, c = ev["clicks"], ev["conversions"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ev["profit"] = ev["revenue"] - ev["cost"]
-        ev["roi"] = np.where(ev["cost"] > 0, ev["profit"] / ev["cost"] * 100.0, np.nan)
-        ev["cr"] = ev["rate"]
-        ev["cpa"] = np.where(c > 0, ev["cost"] / c, np.nan)
-        ev["epc"] = np.where(n > 0, ev["revenue"] / n, np.nan)
-        ev["cpc"] = np.where(n > 0, ev["cost"] / n, np.nan)
-        imp = ev["impressions"] if "impressions" in ev else pd.Series(0.0, index=ev.index)
-        ev["ctr"] = np.where(imp > 0, n / imp * 100.0, np.nan)
-    ev["posterior_cr"] = ev["posterior_mean"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = ev["payout"] * ev["posterior_mean"]
-        ev["roi_expected"] = np.where(ev["cpc"] > 0, (value / ev["cpc"] - 1.0) * 100.0, np.nan)
-    ev["p_loss"] = ev["p_below_break_even"]
-    ev["p_win"] = 1.0 - ev["p_loss"]
-    ev["p_loss_daily"] = spent(ev["p_loss"], ev.get("days", np.nan))
-    ev["p_zero"] = ev["zero_p"]
-    return ev
-
-
-def evidence_of(
-    sums: pd.DataFrame, rule: Rule, payouts: pd.DataFrame | None = None
-) -> pd.DataFrame:
-    """The evidence of every item at a rule's level (a campaign's totals for ``campaign``:
-    the sums of its rows at ``rule.of``, the prior pooled over campaigns; countries by their
-    ISO codes, whatever the tracker wrote); each item's payout from ``payouts`` (a table of
-    :func:`~toolkit.rules.payouts.read_payouts`), the rule's ``payout`` or the campaign's
-    revenue per conversion; the mix of its countries' (:mod:`toolkit.rules.geo_mix`)."""
-    within: tuple[str, ...] = ("campaign_id", "level")
-    if rule.level == CAMPAIGN:
-        rows = sums[sums["level"] == rule.of]
-        rows = rows.groupby("campaign_id", as_index=False, observed=True).sum(numeric_only=True)
-        rows["level"] = CAMPAIGN
-        rows["key"] = rows["campaign_id"].astype(str)
-        within = ("level",)
-    elif rule.level == COUNTRY:  # "United States", "usa" and "US" are one item: US
-        rows = sums[sums["level"] == rule.level]
-        rows = item_totals(rows.assign(key=country_codes(rows["key"])))
-    else:
-        rows = sums[sums["level"] == rule.level]
-    rows = rows.reset_index(drop=True)
-    pay = payouts_of(rows, payouts, rule.payout)
-    ev = evidence_frame(rows, pay, within=within, summed=True)
-    if "impressions" not in ev:
-        ev["impressions"] = 0.0
-    return measures(ev)
-
-
 def window_evidence(
     stats: Stats,
     rule: Rule,
@@ -316,8 +264,10 @@ def window_evidence(
     until: dt.date | None,
     end: dt.date | None = None,
     payouts: pd.DataFrame | None = None,
+    own: bool = False,
 ) -> pd.DataFrame:
-    """The evidence (:func:`evidence_of`) of ``rule``'s level over the days ``since`` to
+    """The evidence (:func:`evidence_of`; ``own``: :func:`own_evidence_of`, for a rule
+    that reads only its items' own numbers) of ``rule``'s level over the days ``since`` to
     ``until`` (``end``: the last day, for a rule's ``delay``; source and subId items with their
     days and cost per click's spread, :mod:`toolkit.rules.daily`), kept in the statistics' cache
     without a payouts table: the rules of one level share it, and a look's confirmation
@@ -332,6 +282,11 @@ def window_evidence(
             sums = with_mix(stats, sums, since, until, payouts, rule)  # per-GEO payouts
         return evidence_of(sums, rule, payouts)
 
+    if own:
+        key: tuple[Any, ...] = ("own evidence", since, until, rule.level, rule.of)
+        if key not in stats._sums:
+            stats._sums[key] = own_evidence_of(stats.sums(since, until), rule)
+        return stats._sums[key]
     if payouts is not None:
         return make()
     key = ("evidence", since, until, end, rule.level, rule.of, rule.payout, rule.delay)
@@ -438,8 +393,7 @@ def decide_rule(
 
 @dataclass
 class _Hits:
-    """A rule's evidence over its window (scoped, ``skip`` left out), where its clauses all
-    hold (``hit``) and where those that need no payout do (``others``)."""
+    """A rule's evidence over its window; where all its clauses hold, and those of no payout."""
 
     ev: pd.DataFrame
     hit: np.ndarray
@@ -456,13 +410,15 @@ def _hits(
     as_of: Any,
     payouts: pd.DataFrame | None,
     skip: Skip | None,
+    own: bool = False,
 ) -> _Hits:
     last = last_day(stats, as_of)
     if rule.window is not None and last is None:
         message = f"a window of {rule.window} days, but the statistics carry no dates"
         raise RulesError([RuleProblem(rule.number or None, rule.name, "window", message)])
     since, until = window_of(rule, last, as_of is not None)
-    ev = _scoped(window_evidence(stats, rule, since, until, until or last, payouts), rule, formats)
+    ev = window_evidence(stats, rule, since, until, until or last, payouts, own)
+    ev = _scoped(ev, rule, formats)
     if skip is not None:
         ev = ev[~skip(rule, ev)]
     hit = np.ones(len(ev), dtype=bool)
@@ -480,15 +436,16 @@ def decided_items(
     as_of: Any,
     formats: Mapping[int, str] | None = None,
     skip: Skip | None = None,
+    own: bool = False,
 ) -> pd.DataFrame:
     """The items ``rule`` decides (status ``decided``) on the days up to ``as_of``
     (``campaign_id``, ``level``, ``key`` and what ranks them), in :func:`decide_rule`'s
     order, without the words and other columns of a decision: what a replay of stops reads
-    (:class:`~toolkit.rules.matching.Looks`). For a rule without ``limit`` or ``confirm``,
-    on statistics whose windows were read (:func:`read_windows`)."""
+    (:class:`~toolkit.rules.matching.Looks`), with no ``limit`` or ``confirm``; ``own``: it
+    reads only its items' own numbers (:func:`own_evidence_of`, no prior worked out)."""
     if rule.limit is not None or rule.confirm != CONFIRM:
         raise ValueError(f"{rule.name}: decided_items takes no limit and no confirm")
-    hits = _hits(rule, stats, formats, as_of, None, skip)
+    hits = _hits(rule, stats, formats, as_of, None, skip, own)
     columns = list(dict.fromkeys([rule.rank, "cost", "campaign_id", "level", "key"]))
     rows = _limited(hits.ev.loc[hits.hit, columns], rule)
     return rows[(rows["status"] == DECIDED).to_numpy(dtype=bool)]
@@ -634,12 +591,10 @@ __all__ = [
     "decide_rule",
     "decided_items",
     "empty_decisions",
-    "evidence_of",
     "in_days",
     "last_day",
     "read_options",
     "read_windows",
-    "measures",
     "typed",
     "window_of",
 ]

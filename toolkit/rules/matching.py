@@ -121,7 +121,7 @@ class Looks:
                 stats = self.stats(day)
                 read_windows(on, stats, day)
                 for rule in on:
-                    rows = decided_items(rule, stats, day, self.formats, skip)
+                    rows = decided_items(rule, stats, day, self.formats, skip, own=True)
                     items = zip(
                         rows["campaign_id"].tolist(),
                         rows["level"].tolist(),

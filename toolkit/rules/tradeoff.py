@@ -10,7 +10,7 @@ The families (``X`` a cost in USD, window :data:`WINDOW` days, blacklisting the 
   payout of the item's offer, which a buyer knows; else its campaign's revenue per
   conversion over the statistics);
 - ``statistical``: the toolkit's statistical rule, ``p_loss >= T and clicks >= 200``
-  (evidence by :func:`~toolkit.rules.decide.evidence_of`, the prior of each campaign refitted
+  (evidence by :func:`~toolkit.rules.item_evidence.evidence_of`, the prior of each campaign refitted
   on every look from what is still running; with ``delay``, the rule weighs the freshest
   clicks by the share of their conversions known, as a rule with ``delay:`` does).
 
@@ -34,8 +34,8 @@ import pandas as pd
 
 from .backtest import daily_stats, truth_items
 from .daily import SPREAD_LEVELS, cpc_se
-from .decide import evidence_of
 from .delay import Delay
+from .item_evidence import evidence_of
 from .known import replay_delay
 from .model import load_rules
 
