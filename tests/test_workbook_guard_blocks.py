@@ -75,3 +75,19 @@ def test_the_first_problem_of_the_sheet_is_reported_whatever_block_is_found_firs
     for _ in range(20):
         problem = problem_of(chunks, "s", lambda: 0)
         assert problem is not None and problem.row == 5_000, problem
+
+
+def test_a_forked_child_checks_a_long_sheet_with_its_own_threads() -> None:
+    """The parent's scan threads are not in a forked child: it makes its own, and does not
+    wait for the parent's forever."""
+    import multiprocessing as mp
+
+    chunks = blocks(sheet(ROWS, len(ROWS) + 1).replace(b"<!-- a note -->", b""))
+    assert problem_of(chunks, "s", lambda: 0) is None  # the parent's pool exists now
+    child = mp.get_context("fork").Process(target=problem_of, args=(chunks, "s", lambda: 0))
+    child.start()
+    child.join(60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive and child.exitcode == 0

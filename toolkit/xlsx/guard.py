@@ -304,6 +304,15 @@ def _scan_pool() -> ThreadPoolExecutor:
         return _POOL
 
 
+def _forget_pool() -> None:
+    """In a forked child: the parent's scan threads are not there, so a new pool is made."""
+    global _POOL, _POOL_LOCK
+    _POOL, _POOL_LOCK = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _slow(
     first: bytes, blocks: Iterator[bytes], sheet: str, strings: Callable[[], int]
 ) -> WorkbookProblem | None:
