@@ -275,6 +275,8 @@ def window_evidence(
 
     def make() -> pd.DataFrame:
         sums = stats.sums(since, until)
+        if own:  # no prior, no payout, no delay: the items' own sums
+            return own_evidence_of(sums, rule)
         if rule.delay is not None:
             sums = effective(stats, sums, end, rule.delay)
         if rule.level in SPREAD_LEVELS:  # items as the statistics name them
@@ -282,14 +284,10 @@ def window_evidence(
             sums = with_mix(stats, sums, since, until, payouts, rule)  # per-GEO payouts
         return evidence_of(sums, rule, payouts)
 
-    if own:
-        key: tuple[Any, ...] = ("own evidence", since, until, rule.level, rule.of)
-        if key not in stats._sums:
-            stats._sums[key] = own_evidence_of(stats.sums(since, until), rule)
-        return stats._sums[key]
-    if payouts is not None:
+    if payouts is not None and not own:
         return make()
-    key = ("evidence", since, until, end, rule.level, rule.of, rule.payout, rule.delay)
+    kind = "own evidence" if own else "evidence"
+    key = (kind, since, until, end, rule.level, rule.of, rule.payout, rule.delay)
     if key not in stats._sums:
         stats._sums[key] = make()
     return stats._sums[key]

@@ -381,8 +381,7 @@ def evidence_frame(
         n = np.maximum(np.minimum(out["eff_clicks"].to_numpy(float), clicks), c)
     out["eff_clicks"] = n
     a, b, fitted = leave_one_out_priors(out.assign(clicks=n), within)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out["rate"] = np.where(clicks > 0, c / clicks, np.nan)
+    out["rate"] = observed_rate(c, clicks)
     out["prior_a"], out["prior_b"], out["prior_fitted"] = a, b, fitted
     out["posterior_mean"] = (a + c) / (a + b + n)
     out["payout"] = _payouts(out, payout)
@@ -394,6 +393,12 @@ def evidence_frame(
     out["zero_p"] = np.where(c == 0, zero_conversion_p(n, a / (a + b)), np.nan)
     out["min_sample"] = clicks >= min_clicks
     return out
+
+
+def observed_rate(conversions, clicks) -> np.ndarray:
+    """Conversions per click, NaN without clicks (arrays of floats)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(clicks > 0, conversions / clicks, np.nan)
 
 
 def loss_share(break_even, a, b):

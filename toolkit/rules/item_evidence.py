@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..stats.countries import country_codes
 from ..stats.schema import COUNTRY
-from .evidence import evidence_frame, item_totals, spent
+from .evidence import evidence_frame, item_totals, observed_rate, spent
 from .geo_mix import payouts_of
 from .model import CAMPAIGN, Rule
 
@@ -68,9 +68,7 @@ def own_evidence_of(sums: pd.DataFrame, rule: Rule) -> pd.DataFrame:
     (:func:`own_measures`), as :func:`evidence_of` gives them to the last digit: for rules
     that read nothing else (no prior, no payout)."""
     ev = _level_rows(sums, rule)[0].copy()
-    clicks = ev["clicks"].to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ev["rate"] = np.where(clicks > 0, ev["conversions"].to_numpy(float) / clicks, np.nan)
+    ev["rate"] = observed_rate(ev["conversions"].to_numpy(float), ev["clicks"].to_numpy(float))
     if "impressions" not in ev:
         ev["impressions"] = 0.0
     return own_measures(ev)

@@ -95,8 +95,7 @@ class SheetGuard:
         ahead of their checks, so it may see more than the checks needed."""
         if sheet in self._checked:
             return
-        part = self._parts.get(sheet)
-        info = self._infos.get(part.lower()) if part is not None else None
+        info = self._info(sheet)
         if info is None:
             self._refuse(_problem(sheet, None, "", "its part is missing from the archive"))
         problem = problem_of(_Part(self.path, info, tap), sheet, self._count)
@@ -107,9 +106,13 @@ class SheetGuard:
     def size(self, sheet: str) -> int:
         """The bytes of XML of the sheet named ``sheet`` as its part's directory entry says
         (0 for a sheet without a part)."""
-        part = self._parts.get(sheet)
-        info = self._infos.get(part.lower()) if part is not None else None
+        info = self._info(sheet)
         return info.file_size if info is not None else 0
+
+    def _info(self, sheet: str) -> zipfile.ZipInfo | None:
+        """The directory entry of the sheet's part (None: no part)."""
+        part = self._parts.get(sheet)
+        return self._infos.get(part.lower()) if part is not None else None
 
     def _refuse(self, problem: WorkbookProblem) -> NoReturn:
         raise WorkbookError([problem], str(self.path))
