@@ -10,7 +10,7 @@ import datetime as dt
 
 import pytest
 
-from tests.trackers.value_quirks import export, plain
+from tests.trackers.value_quirks import HEADER, export, plain
 from toolkit.errors import StatsError
 from toolkit.stats import aggregate, checked, duck, read_stats
 from toolkit.stats.duck import window_sums
@@ -89,6 +89,45 @@ def test_totals_rows_are_counted_in_the_checking_scan(tmp_path, monkeypatch):
     assert checked.known(checked.file_key(path, _options())).skipped == [
         (4, "totals row ('Total' in date)")
     ]
+
+
+#: A "Total" in each column a tracker writes it in, with the other cells of an ordinary row:
+#: in a key it is a valid value (only its pattern finds it), elsewhere it fails a check too.
+TOTALS_AT = {
+    "key": ("2026-01-06", "7", "source", "Total", "200", "20", "3.00", "2", "4"),
+    "date": ("Total", "7", "source", "s1", "200", "20", "3.00", "2", "4"),
+    "level": ("2026-01-06", "7", "Grand total", "s1", "200", "20", "3.00", "2", "4"),
+    "campaign_id": ("2026-01-06", "totals:", "source", "s1", "200", "20", "3.00", "2", "4"),
+    "sums only": ("", "", "", "", "200", "20", "3.00", "2", "4"),
+}
+
+
+@pytest.mark.parametrize("where", list(TOTALS_AT))
+def test_a_totals_row_in_any_column_is_left_out_as_pandas_leaves_it_out(
+    tmp_path, monkeypatch, where
+):
+    checks = counting(monkeypatch, "_check")
+    ordinary = [("2026-01-05", "7", "source", "s1", "100", "10", "1.50", "1", "2")] * 2
+    lines = [",".join(r) for r in [tuple(HEADER), *ordinary, TOTALS_AT[where]]]
+    path = tmp_path / "t.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match="skipped 1 totals row"):
+        want = read_stats(path)
+    with pytest.warns(UserWarning, match="skipped 1 totals row"):
+        got = aggregate(path)
+    assert got.attrs["skipped"] == want.attrs["skipped"] and want.attrs["skipped"][0][0] == 4
+    assert sums(got) == sums(want) and int(got["clicks"].sum()) == 20
+    assert len(checks) == 2  # found by the first check, left out for the second
+
+
+def test_a_total_in_a_column_per_level_is_left_out(tmp_path):
+    text = "date,campaign_id,subid,impressions,clicks,cost,conversions,revenue\n"
+    text += "2026-01-05,7,a1,100,10,1.5,1,2\n2026-01-05,7,TOTAL,100,10,1.5,1,2\n"
+    path = tmp_path / "s.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"skipped 1 totals row \(line 3\)"):
+        got = aggregate(path, layout="generic", columns={"subid": "subid"})
+    assert got["key"].tolist() == ["a1"] and got["clicks"].tolist() == [10]
 
 
 def _options(**kw) -> dict:

@@ -23,7 +23,7 @@ from .files import as_utf8, csv_form, file_kind, header, refuse, unique
 from .layouts import resolve
 from .read import LEVEL_NAMES, read_stats, several_accounts
 from .schema import COUNTS, LEVELS, METRICS, stats_frame
-from .shape import announce, prepare_view, totals_reason
+from .shape import announce, key_totals_reason, prepare_view, totals_reason
 
 #: The columns ``by`` may name.
 GROUPS = ("date", "campaign_id", "level", "key")
@@ -237,7 +237,9 @@ def _checked_file(
     headers = _views(con, path, stack)
     _accounts(con, headers, where)
     mapping, skipped = prepare_view(con, headers, *read, where, None, True)
-    counted = None if skipped is not None else totals_reason(con, mapping)
+    counted = None
+    if skipped is None:
+        counted = (key_totals_reason(con, mapping), totals_reason(con, mapping))
     found = _check(con, mapping, where, date_format, decimal, counted)
     if found is None:  # it has totals rows: leave them out, and check again
         mapping, skipped = prepare_view(con, headers, *read, where)
@@ -411,16 +413,18 @@ def _check(
     where: str,
     date_format: str | None = None,
     decimal: str | None = None,
-    totals: str | None = None,
+    totals: tuple[str, str] | None = None,
 ) -> tuple[dt.date | None, values.Rules, dict[str, str]] | None:
     """Decide the file's value rules (:mod:`toolkit.stats.values`), create the view
     ``vals`` of the converted values, and raise :class:`StatsError` with the file's
     problems and the lines of the bad values; else return the last day, the rules and the
     columns whose values are all plain as written (:func:`toolkit.stats.values_sql.typable`:
     header -> type; none when the rules are not those of a plain file).
-    ``totals``: SQL of a row's totals reason (:func:`toolkit.stats.shape.totals_reason`),
-    when the totals rows are not left out yet: the first scan counts them too, and ``None``
-    is returned when there are some (nothing is judged on those rows).
+    ``totals``: SQL of a row's totals reason in its key columns and in all of them
+    (:func:`toolkit.stats.shape.key_totals_reason`, :func:`~toolkit.stats.shape.totals_reason`),
+    when the totals rows are not left out yet: the first scan counts those of the keys (a
+    "Total" elsewhere fails a value check), a file with bad values is scanned for the others,
+    and ``None`` is returned when there are some (nothing is judged on those rows).
 
     One scan finds the values' shapes and checks every value by the rules of a file of plain
     values (:func:`toolkit.stats.values_sql.plain_rules`); only when the shapes decide other
@@ -433,10 +437,10 @@ def _check(
     shape_sql = values_sql.shape_sql("vals", '"__sd"' if dated else None, numeric, types)
     date_header = mapping["date"] if dated else None
     typed = values_sql.typable(date_header, mapping["campaign_id"], numeric, types)
-    counts = [f"count(*) FILTER (WHERE ({totals}) IS NOT NULL)"] if totals else []
+    counts = [f"count(*) FILTER (WHERE ({totals[0]}) IS NOT NULL)"] if totals else []
     aggs = shape_sql[1] + [agg for _, _, agg in typed] + counts
     row = _scan(con, mapping, plain, types, shape_sql[0], aggs)
-    if counts and row[-1]:
+    if totals and (row[-1] or (row[0] and _counted(con, totals[1]))):
         return None
     flags = row[2 + len(shape_sql[1]) :]
     typable = {h: kind for (h, kind, _), ok in zip(typed, flags, strict=False) if ok}
@@ -449,6 +453,11 @@ def _check(
         return _day(row[1]), rules, typable
     lines = _bad_lines(con, mapping, _checks(mapping, rules)) if row[0] else []
     raise StatsError(rules.problems + lines, where)
+
+
+def _counted(con: Any, reason: str) -> int:
+    """The rows of ``vals`` with a totals ``reason``."""
+    return int(con.execute(f"SELECT count(*) FROM vals WHERE ({reason}) IS NOT NULL").fetchone()[0])
 
 
 def _blank(mapping: dict[str, str]) -> str:

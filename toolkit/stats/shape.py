@@ -243,6 +243,15 @@ def totals_reason(con: Any, mapping: dict[str, str]) -> str:
     return totals.totals_sql(*_roles(mapping), _typed_columns(con, "src"))
 
 
+def key_totals_reason(con: Any, mapping: dict[str, str]) -> str:
+    """:func:`totals_reason`, but of the key columns only (``key`` and a column per level):
+    the cells whose every text is a valid value. A "Total" anywhere else (the date, the
+    level, the campaign id) or a row of sums without keys fails a value check, so the
+    checking scan needs the full reason only when some value failed."""
+    labels = [mapping[n] for n in (*LEVELS, "key") if n in mapping]
+    return totals.totals_sql(labels, [], [], _typed_columns(con, "src"))
+
+
 def _typed_columns(con: Any, source: str) -> set[str]:
     """The columns of ``source`` that DuckDB reads as other than text (a Parquet file's
     numbers and dates; a CSV's columns are all text)."""
