@@ -2,8 +2,8 @@
 loaded whole) against pandas reading the same CSV whole and summing per item by hand.
 
 Run: ``python tests/benchmarks/rules_10m.py [--rows 10000000] [--days 30] [--campaigns 150]
-[--seed 7] [--dir DIR] [--threads 2] [--only both|toolkit|pandas|parquet]``. Not part of the
-test suite (no timed assertions there).
+[--seed 7] [--dir DIR] [--threads 2] [--only both|toolkit|pandas|parquet|unchecked]``.
+Not part of the test suite (no timed assertions there).
 
 1. A sandbox of ``--campaigns`` campaigns on 127.0.0.1; the account is loaded and saved as a
    snapshot (``Account.save``) under ``--dir``.
@@ -30,12 +30,15 @@ test suite (no timed assertions there).
    - parquet: the same ``evaluate_rules`` on a Parquet export of the same rows (typed
      columns, written once next to the CSV with pyarrow, a batch at a time), with every
      check the CSV gets.
+   - unchecked: the same ``evaluate_rules`` on the CSV with its value checks replaced by
+     what they find on this file (:func:`skip_checks`): what the rest of the path costs,
+     the floor under the CSV's target as the path is built. Not a way to use the toolkit.
 
 4. A table of rows, seconds and peak MB, the ratios toolkit / pandas and parquet / pandas
    measured in the same run, and the targets (PASS/FAIL printed): the toolkit on the CSV
    under 60 s and 2 GB peak on a 2-core machine, at most pandas' time at under half its
    peak memory; the Parquet export under a third of pandas' time. ``--only both`` runs all
-   three.
+   four.
 
 ``--threads N`` caps each child to N CPUs (``sched_setaffinity``, when the machine has more)
 and DuckDB to N threads (``toolkit.stats.engine.configure(threads=N)``, the setting users
@@ -311,7 +314,31 @@ class Phases:
         setattr(module, name, timed)
 
 
-def child_toolkit(csv_path: str, snapshot: str) -> dict[str, Any]:
+def skip_checks(csv_path: str) -> None:
+    """For the ``unchecked`` run only (a measurement, not a way to use the toolkit): the
+    value checks of ``toolkit.stats.duck`` are replaced by what they find on this
+    generator's file (plain values, every column read typed, the last day from the file's
+    JSON), so that the run shows what the rest of the path costs."""
+    import datetime as dt
+
+    import toolkit.stats.duck as duck
+    from toolkit.stats import values_sql
+    from toolkit.stats.schema import METRICS
+
+    meta = json.loads(Path(csv_path).with_suffix(".json").read_text())
+    last = dt.date.fromisoformat(meta["params"]["end"])
+
+    def unchecked(con: Any, mapping: dict[str, str], *_: Any, **__: Any) -> tuple:
+        types = values_sql.column_types(con)
+        numeric = {mapping[m]: m for m in METRICS if m in mapping}
+        rules = values_sql.plain_rules(mapping["date"], numeric, types, None)
+        typable = {mapping["date"]: "DATE", mapping["campaign_id"]: "BIGINT"}
+        return last, rules, {**typable, **{h: "DOUBLE" for h in numeric}}
+
+    duck._check = unchecked
+
+
+def child_toolkit(csv_path: str, snapshot: str, checks: bool = True) -> dict[str, Any]:
     import pandas as pd
 
     import toolkit
@@ -320,6 +347,8 @@ def child_toolkit(csv_path: str, snapshot: str) -> dict[str, Any]:
     import toolkit.stats.duck as duck
     from toolkit.frames import Account
 
+    if not checks:
+        skip_checks(csv_path)
     phases = Phases()
     # nested: "sums (DuckDB)" includes "checks (DuckDB scan)"
     phases.wrap(duck, "window_sums", "sums (DuckDB, incl. checks)")
@@ -454,8 +483,9 @@ def report(rows: int, args: argparse.Namespace, results: dict[str, dict]) -> Non
             f"on {cpus} cores"
         )
 
-    if "parquet" in results:
-        phases_of("parquet", results["parquet"])
+    for kind in ("parquet", "unchecked"):
+        if kind in results:
+            phases_of(kind, results[kind])
 
 
 def phases_of(kind: str, res: dict[str, Any]) -> None:
@@ -473,12 +503,15 @@ def phases_of(kind: str, res: dict[str, Any]) -> None:
 def ratios(results: dict[str, dict]) -> None:
     """The ratios to pandas of the same run, and the targets on them."""
     pdx = results["pandas"]
-    for kind in ("toolkit", "parquet"):
+    for kind in ("toolkit", "parquet", "unchecked"):
         if kind not in results:
             continue
         time_x = results[kind]["seconds"] / pdx["seconds"]
         mem_x = results[kind]["peak_mb"] / pdx["peak_mb"]
         print(f"ratios {kind} / pandas: time {time_x:.2f}x, peak memory {mem_x:.2f}x")
+        if kind == "unchecked":
+            print("  (no target: the toolkit on the CSV with its value checks left out)")
+            continue
         if kind == "toolkit":
             ok = time_x <= TARGET_TIME_RATIO and mem_x < TARGET_MEMORY_RATIO
             goal = f"time <= {TARGET_TIME_RATIO:.2f}x and memory < {TARGET_MEMORY_RATIO:.2f}x"
@@ -495,16 +528,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "rules_10m")
     parser.add_argument("--threads", type=int, default=2, help="0: as many as the machine")
-    parser.add_argument("--only", choices=("both", "toolkit", "pandas", "parquet"), default="both")
+    parser.add_argument(
+        "--only", choices=("both", "toolkit", "pandas", "parquet", "unchecked"), default="both"
+    )
     parser.add_argument("--engine", default="c", help="pd.read_csv engine of the baseline")
-    parser.add_argument("--child", choices=("toolkit", "pandas"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", choices=("toolkit", "pandas", "unchecked"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--csv", help=argparse.SUPPRESS)
     parser.add_argument("--snapshot", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         cap_threads(args.threads)
-        if args.child == "toolkit":
-            answer = child_toolkit(args.csv, args.snapshot)
+        if args.child in ("toolkit", "unchecked"):
+            answer = child_toolkit(args.csv, args.snapshot, checks=args.child == "toolkit")
         else:
             answer = child_pandas(args.csv, args.engine)
         print(json.dumps(answer))
@@ -528,7 +565,7 @@ def main() -> None:
             f"{size:,.0f} MB, {how})"
         )
         results: dict[str, dict] = {}
-        for kind in ("toolkit", "pandas", "parquet"):
+        for kind in ("toolkit", "pandas", "parquet", "unchecked"):
             if args.only in (kind, "both"):
                 source = csv_path
                 if kind == "parquet":
