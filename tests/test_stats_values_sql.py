@@ -6,6 +6,8 @@ read by pandas and DuckDB alike."""
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pandas as pd
 import pytest
@@ -101,3 +103,39 @@ def test_a_plain_file_is_checked_in_one_scan_and_another_in_two(tmp_path, monkey
     assert aggregate(write_rows(tmp_path, "m.csv", money))["cost"].sum() == 1238.52
     assert len(scans) == 2 and scans[1].date.order == "dmy"
     assert scans[1].numbers["cost"] == values.NumberRule(".", plain=False)
+
+
+def test_a_plain_row_is_a_row_whose_every_cell_matches_its_own_short_test():
+    """The one pattern over a row's joined cells (:func:`values_sql.plain_row`) says what the
+    cells' own patterns say together, for cells next to them, missing cells and cells that
+    hold the joining ``|``."""
+    days = ["2026-01-05", "2026-1-05", " 2026-01-05", "2026-01-05|7", "", None]
+    ids = ["7", "007", "9223372036854775807", "7|1", "", None]
+    numbers = [e for e in EDGES if "\n" not in e] + ["1|2", "|", "12|", None]
+    rows = [(d, i, n, "10") for d in days for i in ids for n in numbers]
+    rows += [("2026-01-05", "7", "1", "2|3"), ("2026-01-05", "7|1", "2", "3")]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE r (k INTEGER, d VARCHAR, i VARCHAR, a VARCHAR, b VARCHAR)")
+    con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?)", [(k, *r) for k, r in enumerate(rows)])
+    sql = values_sql.plain_row("d", "i", ["a", "b"], {})
+    got = [bool(r[0]) for r in con.execute(f"SELECT {sql} FROM r ORDER BY k").fetchall()]
+
+    def own(value, pattern):
+        return value is not None and re.fullmatch(pattern.strip("^$"), value) is not None
+
+    want = [
+        own(d, values_sql.PLAIN_DAY)
+        and own(i, values_sql.PLAIN_ID)
+        and own(a, values_sql.PLAIN)
+        and own(b, values_sql.PLAIN)
+        for d, i, a, b in rows
+    ]
+    assert got == want and sum(got) >= 10
+    assert values_sql.plain_row("d", "i", ["a"], {"a": "DOUBLE"}) is None  # typed: no row test
+
+
+@pytest.mark.parametrize("cost", ["1|2", "|2", "2|"])
+def test_a_cell_holding_a_bar_is_read_as_pandas_reads_it(tmp_path, cost):
+    path = write_rows(tmp_path, "b.csv", [plain("2026-01-04"), plain("2026-01-05", cost=cost)])
+    assert outcome(lambda: aggregate(path)) == outcome(lambda: read_stats(path))
+    assert outcome(lambda: aggregate(path))[0] == "problems"

@@ -354,7 +354,8 @@ def _converted(mapping: dict[str, str], rules: values.Rules, types: dict[str, st
     ``__id`` the campaign id, ``__v_{metric}`` and ``__pct_{metric}``; ``__sd`` the date's
     text)."""
     h, sd = mapping["date"], '"__sd"'
-    texts = [f"{values_sql.date_text(h)} AS {sd}"]
+    row = _plain_row(mapping, types)
+    texts = [f"{values_sql.date_text(h, row is not None)} AS {sd}"]
     day = f'{values_sql.date(h, rules.date, sd)} AS "__t"'
     if str(types.get(h)).upper() in ("DATE", "TIMESTAMP") and rules.date.order != "format":
         # a date as DuckDB holds it is its own day: no text to read (nor a blank one)
@@ -364,7 +365,7 @@ def _converted(mapping: dict[str, str], rules: values.Rules, types: dict[str, st
     cid = mapping["campaign_id"]
     cols = [
         day,
-        f'{values_sql.campaign_id(cid, types.get(cid, "VARCHAR"))} AS "__id"',
+        f'{values_sql.campaign_id(cid, types.get(cid, "VARCHAR"), row is not None)} AS "__id"',
     ]
     for i, m in enumerate(METRICS):
         rule = rules.numbers.get(mapping.get(m, ""))
@@ -378,7 +379,14 @@ def _converted(mapping: dict[str, str], rules: values.Rules, types: dict[str, st
             texts.append(f"{values_sql.text(mapping[m])} AS {t}")
         n, pct = values_sql.number(mapping[m], rule, m, typed, t)
         cols += [f'{n} AS "__v_{m}"', f'{pct} AS "__pct_{m}"']
-    return f"SELECT *, {', '.join(cols)} FROM (SELECT *, {', '.join(texts)} FROM raw)"
+    source = "raw" if row is None else f"(SELECT *, {row} AS {values_sql.ROW} FROM raw)"
+    return f"SELECT *, {', '.join(cols)} FROM (SELECT *, {', '.join(texts)} FROM {source})"
+
+
+def _plain_row(mapping: dict[str, str], types: dict[str, str]) -> str | None:
+    """:func:`toolkit.stats.values_sql.plain_row` of the file's columns."""
+    numeric = [mapping[m] for m in METRICS if m in mapping]
+    return values_sql.plain_row(mapping["date"], mapping["campaign_id"], numeric, types)
 
 
 def _checks(mapping: dict[str, str], rules: values.Rules) -> list[tuple[str, str, str]]:
@@ -434,9 +442,10 @@ def _check(
     numeric = {mapping[m]: m for m in METRICS if m in mapping}
     plain = values_sql.plain_rules(mapping["date"], numeric, types, date_format)
     dated = date_format is None  # else the format decides, not the dates' shapes
-    shape_sql = values_sql.shape_sql("vals", '"__sd"' if dated else None, numeric, types)
+    row = _plain_row(mapping, types) is not None
+    shape_sql = values_sql.shape_sql("vals", '"__sd"' if dated else None, numeric, types, row)
     date_header = mapping["date"] if dated else None
-    typed = values_sql.typable(date_header, mapping["campaign_id"], numeric, types)
+    typed = values_sql.typable(date_header, mapping["campaign_id"], numeric, types, row)
     counts = [f"count(*) FILTER (WHERE ({totals[0]}) IS NOT NULL)"] if totals else []
     aggs = shape_sql[1] + [agg for _, _, agg in typed] + counts
     row = _scan(con, mapping, plain, types, shape_sql[0], aggs)

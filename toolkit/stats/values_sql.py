@@ -32,6 +32,27 @@ PLAIN_DAY = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 PLAIN_ID = "^[1-9][0-9]{0,17}$"
 
 
+#: The column of a row whose date, campaign id and numbers are all plain as written
+#: (:func:`plain_row`): the tests of each value by its own pattern are skipped on it.
+ROW = '"__p"'
+
+
+def plain_row(
+    date_header: str, id_header: str, numeric: Sequence[str], types: Mapping[str, str]
+) -> str | None:
+    """SQL true on a row whose date is :data:`PLAIN_DAY`, campaign id :data:`PLAIN_ID` and
+    every number :data:`PLAIN`, as written: one pattern over the cells joined by ``|``
+    (a missing cell is empty and fails its part; a cell holding a ``|`` makes a part too
+    many), cheaper than a pattern per cell. None when a column is not text."""
+    headers = [date_header, id_header, *numeric]
+    if any(_typed_type(types.get(h, "VARCHAR")) for h in headers):
+        return None
+    parts = [PLAIN_DAY, PLAIN_ID] + [PLAIN] * len(numeric)
+    pattern = "\\|".join(p.removeprefix("^").removesuffix("$") for p in parts)
+    joined = ", '|', ".join(quoted(h) for h in headers)
+    return f"regexp_full_match(concat({joined}), {literal(pattern)})"
+
+
 def literal(text: str) -> str:
     """A SQL string literal (DuckDB does not read backslashes in literals)."""
     return "'" + text.replace("'", "''") + "'"
@@ -80,11 +101,13 @@ def _plain_regex(t: str) -> list[tuple[str, str]]:
     return [(_m(t, v.PLAIN_INT), "i"), (f"{dot} AND NOT {amb}", "p"), (amb, "q")]
 
 
-def number_text(header: str) -> str:
+def number_text(header: str, row: bool = False) -> str:
     """A numeric column's :func:`text`, but NULL for a whole number or plain decimal as
-    written (:data:`PLAIN`: it is its own text, and is classed without the full grammar)."""
+    written (:data:`PLAIN`: it is its own text, and is classed without the full grammar);
+    ``row``: the relation has :data:`ROW` (a plain row's values are plain)."""
     x = cell(header)
-    return f"CASE WHEN {x} IS NULL OR NOT {_m(x, PLAIN)} THEN {stripped(x)} END"
+    first = f"WHEN {ROW} THEN NULL " if row else ""
+    return f"CASE {first}WHEN {x} IS NULL OR NOT {_m(x, PLAIN)} THEN {stripped(x)} END"
 
 
 def number_class(x: str, t: str) -> str:
@@ -110,14 +133,18 @@ def number_class(x: str, t: str) -> str:
 
 
 def shape_sql(
-    source: str, date_text: str | None, numeric: Mapping[str, str], types: Mapping[str, str]
+    source: str,
+    date_text: str | None,
+    numeric: Mapping[str, str],
+    types: Mapping[str, str],
+    row: bool = False,
 ) -> tuple[str, list[str]]:
     """``(relation, aggregates)``: ``source`` (a view of the file) with the columns that
     classify its values, and the SQL of the aggregates over it that give the shapes of the
     date column (``date_text``: the column of ``source`` holding its :func:`date_text`;
     ``None``: not needed) and of each numeric column (``header -> frame column``);
     :func:`read_shapes` reads the aggregates' row. Columns already typed as numbers have
-    none."""
+    none. ``row``: ``source`` has :data:`ROW`."""
     texts, classes, aggs = [], [], []
     if date_text is not None:
         t = date_text
@@ -128,7 +155,7 @@ def shape_sql(
             aggs.append(f"min(CASE WHEN __d1 {first} AND __d2 {second} THEN {t} END)")
     for i, h in enumerate(_texts(numeric, types)):
         x, t, c = cell(h), f"__n{i}", f"__c{i}"
-        texts.append(f"{number_text(h)} AS {t}")
+        texts.append(f"{number_text(h, row)} AS {t}")
         classes.append(f"{number_class(x, t)} AS {c}")
         example = f"COALESCE({t}, {x})"
         cur = f"CASE WHEN length({c}) > 1 AND {c} NOT LIKE 'b%' THEN substr({c}, 2) END"
@@ -194,22 +221,28 @@ def all_currencies(
 
 
 def typable(
-    date_header: str | None, id_header: str, numeric: Mapping[str, str], types: Mapping[str, str]
+    date_header: str | None,
+    id_header: str,
+    numeric: Mapping[str, str],
+    types: Mapping[str, str],
+    row: bool = False,
 ) -> list[tuple[str, str, str]]:
     """``(header, DuckDB type, aggregate)`` of the text columns that DuckDB's CSV reader
     could read typed: the aggregate, over :func:`shape_sql`'s relation, is true when every
     value of the column is that type as written (or missing): the date column
     (``date_header``, None: not this way) all ``yyyy-mm-dd`` (:data:`PLAIN_DAY`), the
     campaign ids all :data:`PLAIN_ID`, a numeric column all :data:`PLAIN` (its
-    :func:`number_text` NULL). Such values read typed are the numbers their text is."""
+    :func:`number_text` NULL). Such values read typed are the numbers their text is.
+    ``row``: the relation has :data:`ROW`."""
     out = []
     if date_header is not None and not _typed_type(types.get(date_header)):
         out.append((date_header, "DATE", 'COALESCE(bool_and("__sd" IS NULL), FALSE)'))
     if not _typed_type(types.get(id_header)):
         x = cell(id_header)
-        out.append(
-            (id_header, "BIGINT", f"COALESCE(bool_and({x} IS NULL OR {_m(x, PLAIN_ID)}), FALSE)")
-        )
+        plain = f"{x} IS NULL OR {_m(x, PLAIN_ID)}"
+        if row:
+            plain = f"CASE WHEN {ROW} THEN TRUE ELSE {plain} END"
+        out.append((id_header, "BIGINT", f"COALESCE(bool_and({plain}), FALSE)"))
     for i, h in enumerate(_texts(numeric, types)):
         out.append((h, "DOUBLE", f"COALESCE(bool_and(__n{i} IS NULL), FALSE)"))
     return out
@@ -289,8 +322,9 @@ def is_percent(n: str, percent: str) -> str:
     return f"COALESCE({percent} AND {n} IS NOT NULL, FALSE)"
 
 
-def campaign_id(header: str, ctype: str) -> str:
-    """SQL of a campaign id (BIGINT; NULL: not an id): digits, 1 to 2**63 - 1, exact."""
+def campaign_id(header: str, ctype: str, row: bool = False) -> str:
+    """SQL of a campaign id (BIGINT; NULL: not an id): digits, 1 to 2**63 - 1, exact;
+    ``row``: the relation has :data:`ROW` (a plain row's id is :data:`PLAIN_ID`)."""
     c = quoted(header)
     if INTEGER_TYPES.match(ctype):
         return f"CASE WHEN {c} >= 1 AND {c} <= {v.ID_MAX} THEN CAST({c} AS BIGINT) END"
@@ -302,8 +336,9 @@ def campaign_id(header: str, ctype: str) -> str:
         )
     x, t = cell(header), text(header)
     digits = f"regexp_replace({t}, '\\.0+$', '')"
+    first = f"WHEN {ROW} THEN CAST({x} AS BIGINT) " if row else ""
     return (
-        f"CASE WHEN {_m(x, PLAIN_ID)} THEN CAST({x} AS BIGINT) "
+        f"CASE {first}WHEN {_m(x, PLAIN_ID)} THEN CAST({x} AS BIGINT) "
         f"WHEN {_m(t, v.ID)} AND TRY_CAST({digits} AS BIGINT) >= 1 "
         f"THEN TRY_CAST({digits} AS BIGINT) END"
     )
@@ -328,15 +363,17 @@ def date(header: str, rule: v.DateRule, t: str | None = None) -> str:
     return f"CASE {' '.join(cases)} END"
 
 
-def date_text(header: str) -> str:
+def date_text(header: str, row: bool = False) -> str:
     """The date column's :func:`text`, but NULL for a ``yyyy-mm-dd`` as written (it is its
-    own text, and it is read without a pattern)."""
+    own text, and it is read without a pattern); ``row``: the relation has :data:`ROW`."""
     x = cell(header)
-    return f"CASE WHEN {x} IS NULL OR NOT {_m(x, PLAIN_DAY)} THEN {stripped(x)} END"
+    first = f"WHEN {ROW} THEN NULL " if row else ""
+    return f"CASE {first}WHEN {x} IS NULL OR NOT {_m(x, PLAIN_DAY)} THEN {stripped(x)} END"
 
 
 __all__ = [
     "PLAIN",
+    "ROW",
     "PLAIN_DAY",
     "PLAIN_ID",
     "all_currencies",
@@ -351,6 +388,7 @@ __all__ = [
     "number",
     "number_class",
     "number_text",
+    "plain_row",
     "plain_rules",
     "quoted",
     "read_shapes",
