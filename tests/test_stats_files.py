@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from toolkit.errors import StatsError, StatsNote, StatsProblem
-from toolkit.stats import aggregate, read_stats
+from toolkit.stats import aggregate, files, read_stats
 from toolkit.stats.duck import window_sums
 from toolkit.stats.files import separator, sniff_text
 
@@ -187,3 +187,26 @@ def test_the_command_line_reads_tracker_ids_through_campaign_map_and_notes_skipp
     assert code == 0, err
     assert f"  warning: {stats}: skipped 1 totals row (line 5)" in out  # the plan's warning
     assert "Plan: nothing to do." in out
+
+
+EURO = "€".encode()  # three bytes
+
+
+@pytest.mark.parametrize(
+    ("data", "utf8"),
+    [
+        (b"x" * 40, True),
+        (b"x" * 15 + "é".encode() + b"ab" * 20, True),  # a letter split over two chunks
+        (b"x" * 14 + EURO + b"ab" * 20, True),
+        # a sequence left open at a chunk's end, an ASCII chunk, then the byte it lacked
+        (b"x" * 14 + EURO[:2] + b"a" * 16 + EURO[2:] + b"ab", False),
+        (b"x" * 15 + EURO[:2] + b"ab" * 20, False),
+        (b"x" * 15 + b"caf\xe9" + b"ab" * 20, False),  # cp1252 past the first chunk
+        (b"x" * 40 + b"\xff", False),
+    ],
+)
+def test_a_file_is_utf8_only_when_every_chunk_is(tmp_path, monkeypatch, data, utf8):
+    monkeypatch.setattr(files, "CHUNK", 16)
+    path = tmp_path / "u.csv"
+    path.write_bytes(data)
+    assert files._all_utf8(path) is utf8

@@ -48,11 +48,12 @@ def counting(monkeypatch, name: str) -> list[tuple]:
 
 def test_a_file_read_again_is_not_checked_again_until_it_changes(tmp_path, monkeypatch):
     checks = counting(monkeypatch, "_check")
+    forms = counting(monkeypatch, "csv_form")  # reads the whole file for its encoding
     path = write(tmp_path, "s.csv", [plain("2026-01-05"), plain("2026-01-06", cost="2.25")])
     last, windows = window_sums(path, [1, None])
-    assert last == dt.date(2026, 1, 6) and len(checks) == 1
+    assert last == dt.date(2026, 1, 6) and len(checks) == 1 and len(forms) == 1
     daily = aggregate(path, by=("date", "campaign_id", "level", "key"), since=last)
-    assert len(checks) == 1  # the same file, the same options: summed only
+    assert len(checks) == 1 and len(forms) == 1  # the same file, the same options: summed
     assert daily["cost"].tolist() == [2.25]
     aggregate(path, date_format="%Y-%m-%d")  # other options: checked again
     assert len(checks) == 2

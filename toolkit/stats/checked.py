@@ -38,14 +38,15 @@ _KNOWN: OrderedDict[tuple[Any, ...], Checked] = OrderedDict()
 class Checked:
     """What checking a file found: the columns' mapping, the totals rows left out
     (``(line, reason)``), the value rules (:class:`toolkit.stats.values.Rules`), the last
-    day, and the columns whose every value is plain as written (header -> the DuckDB type
-    that reads them)."""
+    day, the columns whose every value is plain as written (header -> the DuckDB type
+    that reads them), and a CSV's encoding and separator."""
 
     mapping: dict[str, str]
     skipped: list[tuple[int, str]]
     rules: Any
     last: dt.date | None
     typable: dict[str, str] = field(default_factory=dict)
+    form: tuple[str, str] | None = None
 
 
 def _frozen(value: Any) -> Any:

@@ -209,15 +209,20 @@ Read = tuple[Mapping[str, str] | None, str | None, dict[str, str] | None]
 
 
 def _views(
-    con: Any, path: Path, stack: ExitStack, types: Mapping[str, str] | None = None
-) -> list[str]:
+    con: Any,
+    path: Path,
+    stack: ExitStack,
+    types: Mapping[str, str] | None = None,
+    form: tuple[str, str] | None = None,
+) -> tuple[list[str], tuple[str, str] | None]:
     """Create the view ``src`` over the file (``types``: CSV columns read as those DuckDB
-    types, not as text); its header."""
-    source, headers = _source(path, path.suffix.lower(), stack, types)
+    types, not as text; ``form``: a CSV's encoding and separator, when known); its header
+    and a CSV's form."""
+    source, headers, form = _source(path, path.suffix.lower(), stack, types, form)
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW src AS SELECT *, row_number() OVER () AS __line FROM {source}"
     )
-    return headers
+    return headers, form
 
 
 def _checked_file(
@@ -234,7 +239,7 @@ def _checked_file(
     A CSV whose columns the check found plain as written is then read typed for its sums
     (:func:`_summed_views`)."""
     where = str(path)
-    headers = _views(con, path, stack)
+    headers, form = _views(con, path, stack)
     _accounts(con, headers, where)
     mapping, skipped = prepare_view(con, headers, *read, where, None, True)
     counted = None
@@ -249,7 +254,7 @@ def _checked_file(
         typable = {}  # a grouped report's rows are rebuilt: read as text
     if read[2] is not None:  # the ids looked at were the map's, not the file's
         typable.pop(mapping["campaign_id"], None)
-    seen = checked.Checked(mapping, skipped or [], rules, last, typable)
+    seen = checked.Checked(mapping, skipped or [], rules, last, typable, form)
     if _typed_columns(seen, path):
         _summed_views(con, path, read, seen, stack)
     return seen
@@ -283,7 +288,7 @@ def _summed_views(
     """Create the views of a file that passed its checks (``seen``), to be summed: the
     columns it holds plain as written read typed by DuckDB's CSV reader, the others
     converted by the rules the check decided; nothing is checked again."""
-    headers = _views(con, path, stack, _typed_columns(seen, path))
+    headers, _ = _views(con, path, stack, _typed_columns(seen, path), seen.form)
     prepare_view(con, headers, *read, str(path), seen.skipped)
     types = values_sql.column_types(con)
     con.execute(
@@ -303,11 +308,17 @@ def _kind(path: Path) -> str:
 
 
 def _source(
-    path: Path, suffix: str, stack: ExitStack, types: Mapping[str, str] | None = None
-) -> tuple[str, list[str]]:
-    """The SQL reading the file, and its header; a CSV that is not UTF-8 is copied as UTF-8
-    for as long as ``stack`` lasts. A CSV's columns are text, but those of ``types`` (header
-    -> DuckDB type: only columns whose every value is that type as written)."""
+    path: Path,
+    suffix: str,
+    stack: ExitStack,
+    types: Mapping[str, str] | None = None,
+    form: tuple[str, str] | None = None,
+) -> tuple[str, list[str], tuple[str, str] | None]:
+    """The SQL reading the file, its header and a CSV's encoding and separator (``form``,
+    found when not given: :func:`~toolkit.stats.files.csv_form` reads the whole file); a
+    CSV that is not UTF-8 is copied as UTF-8 for as long as ``stack`` lasts. A CSV's
+    columns are text, but those of ``types`` (header -> DuckDB type: only columns whose
+    every value is that type as written)."""
     kind = file_kind(path)
     quoted = str(path).replace("'", "''")
     if kind == "parquet":
@@ -317,10 +328,10 @@ def _source(
             names = list(pq.read_schema(path).names)
         except Exception as exc:  # noqa: BLE001 - pyarrow's errors of a damaged file
             raise refuse(path, f"cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
-        return f"read_parquet('{quoted}')", names
+        return f"read_parquet('{quoted}')", names, None
     if kind == "sheet":
         raise refuse(path, "a workbook is read with read_stats, not DuckDB")
-    encoding, sep = csv_form(path)
+    encoding, sep = form or csv_form(path)
     headers = unique(header(path, encoding, sep))
     utf8 = stack.enter_context(as_utf8(path, encoding))
     quoted = str(utf8).replace("'", "''")
@@ -332,7 +343,7 @@ def _source(
         f"read_csv('{quoted}', header=true, auto_detect=false, columns={{{names}}}, "
         f"delim='{delim}', quote='\"', escape='\"', null_padding=true)"
     )
-    return src, headers
+    return src, headers, (encoding, sep)
 
 
 def _col(header: str) -> str:

@@ -237,11 +237,14 @@ def csv_form(path: Path) -> tuple[str, str]:
 
 
 def _all_utf8(path: Path) -> bool:
+    """Whether the whole file is UTF-8; a chunk of ASCII with no sequence left open before
+    it is (``bytes.isascii`` is many times faster than decoding it)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         with open(path, "rb") as f:
             while chunk := f.read(CHUNK):
-                decoder.decode(chunk)
+                if not (chunk.isascii() and not decoder.getstate()[0]):
+                    decoder.decode(chunk)
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
