@@ -115,7 +115,9 @@ def window_sums(
         extra = day_sums.DAY_SUMS if f"days{i}" in wide else ()
         sums = {m: rows[f"{m}{i}"] for m in (*METRICS, *extra)}
         out[window] = _typed(
-            pd.DataFrame({**{g: rows[g] for g in GROUPS[1:]}, **sums}), list(GROUPS[1:])
+            pd.DataFrame({**{g: rows[g] for g in GROUPS[1:]}, **sums}),
+            list(GROUPS[1:]),
+            ordered=True,  # the query's order
         )
     return last, out
 
@@ -590,10 +592,14 @@ def _windows_query(mapping: dict[str, str], windows: list[Window], per_day: str 
             cols += day_sums.columns(i, where)
     if per_day == "rows":
         cols += day_sums.check_columns(windows)
-    return f"SELECT {group}, {', '.join(cols)} FROM {source} GROUP BY {group}"
+    levels = " ".join(f"WHEN '{lv}' THEN {i}" for i, lv in enumerate(LEVELS))
+    order = f"campaign_id, CASE level {levels} END, key"  # the frame's order (_typed)
+    return f"SELECT {group}, {', '.join(cols)} FROM {source} GROUP BY {group} ORDER BY {order}"
 
 
-def _typed(sums: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+def _typed(sums: pd.DataFrame, by: list[str], ordered: bool = False) -> pd.DataFrame:
+    """``sums`` as the statistics frame, in the frame's order (levels as declared, then
+    keys); ``ordered``: they come in that order already (:func:`_windows_query`)."""
     cols: dict[str, Any] = {}
     for c in by:
         cols[c] = sums[c]
@@ -605,7 +611,7 @@ def _typed(sums: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     for c in day_sums.DAY_SUMS:  # what window_sums adds per_day
         if c in sums:
             out[c] = sums[c].fillna(0).to_numpy(dtype=float)
-    if by and len(out):  # in the frame's order: levels as declared, then keys
+    if by and len(out) and not ordered:
         out = out.sort_values(by, kind="stable").reset_index(drop=True)
     return out
 
