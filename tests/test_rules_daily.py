@@ -15,6 +15,7 @@ from scipy.special import betainc
 from scipy.stats import norm
 
 from toolkit.errors import RulesError
+from toolkit.rules import evidence
 from toolkit.rules.daily import spread
 from toolkit.rules.decide import DECIDED, Stats, decide, window_evidence
 from toolkit.rules.evidence import BetaPrior, prob_loss, prob_rate_below, spent
@@ -117,6 +118,34 @@ def test_prob_loss_without_spread_is_the_rate_below_break_even():
         prob_rate_below(0.05 / 4.0, 3, 900, prior), rel=1e-12
     )
     assert math.isnan(prob_loss(float("nan"), 0.01, 4.0, 3, 900, prior))
+
+
+def test_prob_loss_of_many_items_split_among_threads_is_the_same_to_the_last_digit(monkeypatch):
+    rng = np.random.default_rng(3)
+    n = 2_000
+    cpc, se = rng.uniform(0.0, 0.1, n), rng.uniform(0.0, 0.03, n)
+    se[::7] = 0.0  # no spread: no average
+    cpc[::11] = np.nan
+    payout, clicks = rng.uniform(0.5, 20.0, n), rng.integers(0, 3_000, n).astype(float)
+    conversions = np.floor(clicks * rng.uniform(0.0, 0.05, n))
+    prior = (rng.uniform(0.5, 5.0, n), rng.uniform(50.0, 5_000.0, n))
+    args = (cpc, se, payout, conversions, clicks, prior)
+    monkeypatch.setattr(evidence, "SPREAD_THREADS", 1)
+    alone = prob_loss(*args)
+    calls: list[int] = []
+    real = evidence.betainc
+
+    def counted(a, b, t):
+        calls.append(np.size(t))
+        return real(a, b, t)
+
+    monkeypatch.setattr(evidence, "betainc", counted)
+    monkeypatch.setattr(evidence, "SPREAD_THREADS", 3)
+    monkeypatch.setattr(evidence, "SPREAD_SPLIT", 1_000)
+    split = prob_loss(*args)
+    assert len(calls) == 4  # at break-even, then the spread in three parts
+    np.testing.assert_array_equal(split, alone)
+    assert np.isnan(split[::11]).all() and not np.isnan(split[1::11]).any()
 
 
 def _swinging() -> pd.DataFrame:

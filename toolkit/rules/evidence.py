@@ -72,7 +72,9 @@ The formulas:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -196,6 +198,24 @@ def prob_rate_below(threshold, conversions, clicks, prior):
 #: cost per click clipped at 0 does not throw off as a Gauss-Hermite rule's nodes are).
 SPREAD_POINTS = 32
 _QUANTILES = ndtri((np.arange(SPREAD_POINTS) + 0.5) / SPREAD_POINTS)
+#: Threads for a large :func:`prob_loss` (SciPy's ``betainc`` lets go of the interpreter),
+#: and the points (items x :data:`SPREAD_POINTS`) from which its rows are split among them.
+SPREAD_THREADS = max(1, min(4, os.cpu_count() or 1))
+SPREAD_SPLIT = 1 << 16
+
+
+def _spread_mean(a: np.ndarray, b: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """``betainc(a, b, t).mean(axis=1)`` (``a``, ``b`` a column each, ``t`` a row of
+    thresholds per item), its rows split among :data:`SPREAD_THREADS` threads when there
+    are many: each row's mean is the same either way, to the last digit."""
+    parts = min(SPREAD_THREADS, t.size // SPREAD_SPLIT)
+    if parts < 2:
+        return betainc(a, b, t).mean(axis=1)
+    bounds = np.linspace(0, len(t), parts + 1).astype(int)
+    cuts = [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    with ThreadPoolExecutor(parts) as pool:
+        means = pool.map(lambda s: betainc(a[s], b[s], t[s]).mean(axis=1), cuts)
+        return np.concatenate(list(means))
 
 
 def prob_loss(cpc, cpc_se, payout, conversions, clicks, prior):
@@ -224,7 +244,7 @@ def prob_loss(cpc, cpc_se, payout, conversions, clicks, prior):
             t = np.clip(shifted / pay[some][:, None], 0.0, 1.0)
             ab = (a + c)[some][:, None], (b + n - c)[some][:, None]
             out = np.array(out, dtype=float, copy=True)
-            out[some] = betainc(*ab, t).mean(axis=1)
+            out[some] = _spread_mean(*ab, t)
     return float(out) if np.ndim(out) == 0 else out
 
 
