@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import StatsError, StatsProblem
+from ..errors import StatsError
 from . import checked, day_sums, values, values_sql
 from .campaigns import CampaignMap, load_map
 from .engine import connect
@@ -24,6 +24,16 @@ from .layouts import resolve
 from .read import LEVEL_NAMES, read_stats, several_accounts
 from .schema import COUNTS, LEVELS, METRICS, stats_frame
 from .shape import announce, key_totals_reason, prepare_view, totals_reason
+from .value_checks import (
+    bad_lines,
+    blank,
+    cell_text,
+    checks,
+    converted,
+    counted,
+    level_name,
+    plain_row_of,
+)
 
 #: The columns ``by`` may name.
 GROUPS = ("date", "campaign_id", "level", "key")
@@ -269,7 +279,7 @@ def _accounts(con: Any, headers: Sequence[str], where: str) -> None:
     if label is None:
         return
     rows = con.execute(
-        f"SELECT DISTINCT v FROM (SELECT {_col(label)} AS v FROM src)"
+        f"SELECT DISTINCT v FROM (SELECT {cell_text(label)} AS v FROM src)"
         " WHERE v IS NOT NULL AND v <> '' ORDER BY v LIMIT 6"
     ).fetchall()
     several_accounts(label, [str(r[0]) for r in rows], where)
@@ -293,9 +303,7 @@ def _summed_views(
     headers, _ = _views(con, path, stack, _typed_columns(seen, path), seen.form)
     prepare_view(con, headers, *read, str(path), seen.skipped)
     types = values_sql.column_types(con)
-    con.execute(
-        f"CREATE OR REPLACE TEMP VIEW vals AS {_converted(seen.mapping, seen.rules, types)}"
-    )
+    con.execute(f"CREATE OR REPLACE TEMP VIEW vals AS {converted(seen.mapping, seen.rules, types)}")
 
 
 def _reason(exc: Exception) -> str:
@@ -348,86 +356,6 @@ def _source(
     return src, headers, (encoding, sep)
 
 
-def _col(header: str) -> str:
-    return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
-
-
-def _level(header: str) -> str:
-    """SQL of a level cell as :data:`toolkit.stats.read.LEVEL_NAMES` names it (lower case,
-    runs of blanks, ``_`` and ``-`` as one space); a cell that is already a name is taken as
-    it is, without the regular expression."""
-    names = ", ".join(f"'{k}'" for k in LEVEL_NAMES)
-    cell = values_sql.cell(header)
-    norm = f"LOWER(REGEXP_REPLACE({_col(header)}, '[\\s_\\-]+', ' ', 'g'))"
-    return f"CASE WHEN {cell} IN ({names}) THEN {cell} ELSE {norm} END"
-
-
-def _converted(mapping: dict[str, str], rules: values.Rules, types: dict[str, str]) -> str:
-    """SQL of the view ``vals``: ``raw`` with each value converted once (``__t`` the time,
-    ``__id`` the campaign id, ``__v_{metric}`` and ``__pct_{metric}``; ``__sd`` the date's
-    text)."""
-    h, sd = mapping["date"], '"__sd"'
-    row = _plain_row(mapping, types)
-    texts = [f"{values_sql.date_text(h, row is not None)} AS {sd}"]
-    day = f'{values_sql.date(h, rules.date, sd)} AS "__t"'
-    if str(types.get(h)).upper() in ("DATE", "TIMESTAMP") and rules.date.order != "format":
-        # a date as DuckDB holds it is its own day: no text to read (nor a blank one)
-        q = values_sql.quoted(h)
-        texts = [f"CASE WHEN {q} IS NULL THEN '' END AS {sd}"]
-        day = f'CASE WHEN NOT {rules.date.refused} THEN CAST({q} AS TIMESTAMP) END AS "__t"'
-    cid = mapping["campaign_id"]
-    cols = [
-        day,
-        f'{values_sql.campaign_id(cid, types.get(cid, "VARCHAR"), row is not None)} AS "__id"',
-    ]
-    for i, m in enumerate(METRICS):
-        rule = rules.numbers.get(mapping.get(m, ""))
-        if rule is None or rule.refused:
-            cols += [f'0.0 AS "__v_{m}"', f'FALSE AS "__pct_{m}"']
-            continue
-        typed = bool(values_sql.NUMERIC_TYPES.match(types.get(mapping[m], "VARCHAR")))
-        t = None
-        if not (typed or rule.plain):  # the general grammar reads the text often: strip once
-            t = f'"__s{i}"'
-            texts.append(f"{values_sql.text(mapping[m])} AS {t}")
-        n, pct = values_sql.number(mapping[m], rule, m, typed, t)
-        cols += [f'{n} AS "__v_{m}"', f'{pct} AS "__pct_{m}"']
-    source = "raw" if row is None else f"(SELECT *, {row} AS {values_sql.ROW} FROM raw)"
-    return f"SELECT *, {', '.join(cols)} FROM (SELECT *, {', '.join(texts)} FROM {source})"
-
-
-def _plain_row(mapping: dict[str, str], types: dict[str, str]) -> str | None:
-    """:func:`toolkit.stats.values_sql.plain_row` of the file's columns."""
-    numeric = [mapping[m] for m in METRICS if m in mapping]
-    return values_sql.plain_row(mapping["date"], mapping["campaign_id"], numeric, types)
-
-
-def _checks(mapping: dict[str, str], rules: values.Rules) -> list[tuple[str, str, str]]:
-    """``(header, SQL true on a bad value, message)`` per checked column, over the view
-    ``vals``; a column refused as a whole is not checked row by row."""
-    out = []
-    if not rules.date.refused:
-        fmt = rules.date.fmt
-        message = values.NOT_A_DATE if fmt is None else values.date_format_message(fmt)
-        out.append((mapping["date"], '"__t" IS NULL', message))
-    out.append((mapping["campaign_id"], '"__id" IS NULL', values.NOT_AN_ID))
-    for name in METRICS:
-        h = mapping.get(name)
-        if h is None or rules.numbers[h].refused:
-            continue
-        n, pct = f'"__v_{name}"', f'"__pct_{name}"'
-        out.append((h, values_sql.bad_number(n, pct, name), values.message(name)))
-        out.append((h, values_sql.is_percent(n, pct), values.PERCENTAGE))
-    if "level" in mapping and "key" in mapping:
-        names = ", ".join(f"'{k}'" for k in LEVEL_NAMES)
-        lv = _level(mapping["level"])
-        out.append(
-            (mapping["level"], f"{lv} NOT IN ({names})", f"not a level ({', '.join(LEVELS)})")
-        )
-        out.append((mapping["key"], f"{_col(mapping['key'])} = ''", "empty key"))
-    return out
-
-
 def _check(
     con: Any,
     mapping: dict[str, str],
@@ -455,14 +383,14 @@ def _check(
     numeric = {mapping[m]: m for m in METRICS if m in mapping}
     plain = values_sql.plain_rules(mapping["date"], numeric, types, date_format)
     dated = date_format is None  # else the format decides, not the dates' shapes
-    row = _plain_row(mapping, types) is not None
+    row = plain_row_of(mapping, types) is not None
     shape_sql = values_sql.shape_sql("vals", '"__sd"' if dated else None, numeric, types, row)
     date_header = mapping["date"] if dated else None
     typed = values_sql.typable(date_header, mapping["campaign_id"], numeric, types, row)
     counts = [f"count(*) FILTER (WHERE ({totals[0]}) IS NOT NULL)"] if totals else []
     aggs = shape_sql[1] + [agg for _, _, agg in typed] + counts
     row = _scan(con, mapping, plain, types, shape_sql[0], aggs)
-    if totals and (row[-1] or (row[0] and _counted(con, totals[1]))):
+    if totals and (row[-1] or (row[0] and counted(con, totals[1]))):
         return None
     flags = row[2 + len(shape_sql[1]) :]
     typable = {h: kind for (h, kind, _), ok in zip(typed, flags, strict=False) if ok}
@@ -473,20 +401,8 @@ def _check(
         row, typable = _scan(con, mapping, rules, types, "vals", []), {}
     if not row[0] and not rules.problems:
         return _day(row[1]), rules, typable
-    lines = _bad_lines(con, mapping, _checks(mapping, rules)) if row[0] else []
+    lines = bad_lines(con, mapping, checks(mapping, rules)) if row[0] else []
     raise StatsError(rules.problems + lines, where)
-
-
-def _counted(con: Any, reason: str) -> int:
-    """The rows of ``vals`` with a totals ``reason``."""
-    return int(con.execute(f"SELECT count(*) FROM vals WHERE ({reason}) IS NOT NULL").fetchone()[0])
-
-
-def _blank(mapping: dict[str, str]) -> str:
-    """SQL true on a row of ``vals`` whose cells are all empty; a row with a ``yyyy-mm-dd``
-    date (its text ``__sd`` is NULL) is not, and its other cells are not looked at."""
-    cells = " AND ".join(f"COALESCE({_col(h)}, '') = ''" for h in mapping.values())
-    return f'CASE WHEN "__sd" IS NULL THEN FALSE ELSE {cells} END'
 
 
 def _scan(
@@ -499,31 +415,10 @@ def _scan(
 ) -> tuple[Any, ...]:
     """Create the view ``vals`` by ``rules`` and scan it once: the number of rows with a bad
     value, the last time, then ``aggs`` over ``relation`` (``vals`` with more columns)."""
-    con.execute(f"CREATE OR REPLACE TEMP VIEW vals AS {_converted(mapping, rules, types)}")
-    anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in _checks(mapping, rules))
-    counts = [f"count(*) FILTER (WHERE NOT ({_blank(mapping)}) AND ({anybad}))", 'max("__t")']
+    con.execute(f"CREATE OR REPLACE TEMP VIEW vals AS {converted(mapping, rules, types)}")
+    anybad = " OR ".join(f"COALESCE({cond}, TRUE)" for _, cond, _ in checks(mapping, rules))
+    counts = [f"count(*) FILTER (WHERE NOT ({blank(mapping)}) AND ({anybad}))", 'max("__t")']
     return tuple(con.execute(f"SELECT {', '.join(counts + aggs)} FROM {relation}").fetchone())
-
-
-def _bad_lines(
-    con: Any, mapping: dict[str, str], checks: list[tuple[str, str, str]]
-) -> list[StatsProblem]:
-    """The problems of the first 1000 lines with a bad value (of ``checks``, over ``vals``)."""
-    flags = ", ".join(f"COALESCE({cond}, TRUE) AS b{i}" for i, (_, cond, _) in enumerate(checks))
-    cells = ", ".join(f"{_col(h)} AS v{i}" for i, (h, _, _) in enumerate(checks))
-    anyflag = " OR ".join(f"b{i}" for i in range(len(checks)))
-    rows = con.execute(
-        f"SELECT * FROM (SELECT row_number() OVER () + 1 AS line, {flags}, {cells}, "
-        f"NOT ({_blank(mapping)}) AS filled FROM vals) WHERE filled AND ({anyflag}) "
-        f"ORDER BY line LIMIT 1000"
-    ).fetchall()
-    problems = []
-    k = len(checks)
-    for row in rows:
-        for i, (h, _, message) in enumerate(checks):
-            if row[1 + i]:
-                problems.append(StatsProblem(int(row[0]), h, row[1 + k + i], message))
-    return problems
 
 
 def _rows(mapping: dict[str, str]) -> str:
@@ -533,15 +428,15 @@ def _rows(mapping: dict[str, str]) -> str:
     base += [f'"__v_{m}" AS {m}' for m in METRICS]
     parts = []
     if "level" in mapping and "key" in mapping:
-        lv = _level(mapping["level"])
+        lv = level_name(mapping["level"])
         cases = " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in LEVEL_NAMES.items())
         parts.append(
             f"SELECT {', '.join(base)}, CASE {lv} {cases} END AS level, "
-            f"{_col(mapping['key'])} AS key FROM vals WHERE {_col(mapping['key'])} <> ''"
+            f"{cell_text(mapping['key'])} AS key FROM vals WHERE {cell_text(mapping['key'])} <> ''"
         )
     for level in LEVELS:
         if level in mapping:
-            key = _col(mapping[level])
+            key = cell_text(mapping[level])
             parts.append(
                 f"SELECT {', '.join(base)}, '{level}' AS level, {key} AS key "
                 f"FROM vals WHERE COALESCE({key}, '') <> ''"
