@@ -7,6 +7,7 @@ three."""
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 
 import pytest
 
@@ -119,6 +120,27 @@ def test_a_totals_row_in_any_column_is_left_out_as_pandas_leaves_it_out(
     assert got.attrs["skipped"] == want.attrs["skipped"] and want.attrs["skipped"][0][0] == 4
     assert sums(got) == sums(want) and int(got["clicks"].sum()) == 20
     assert len(checks) == 2  # found by the first check, left out for the second
+
+
+def test_a_file_of_other_rules_is_looked_at_for_totals_only_when_it_would_be_refused(
+    tmp_path, monkeypatch
+):
+    """Day-first dates fail the plain rules' checks in every row: the scan for a "Total"
+    outside the keys runs only if they fail the rules the file is read by too."""
+    looks = counting(monkeypatch, "counted")
+    days = [("13/01/2026", "7", "source", "s1", "100", "10", "1.50", "1", "2")]
+    days.append(("14/01/2026", "7", "source", "s1", "100", "10", "2.50", "1", "2"))
+    totals = ("Total", "", "", "", "200", "20", "4.00", "2", "4")
+    for rows, clicks, found in ((days, 20, 0), ([*days, totals], 20, 1)):
+        lines = [",".join(r) for r in [tuple(HEADER), *rows]]
+        path = tmp_path / f"d{len(rows)}.csv"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got = aggregate(path)
+        assert int(got["clicks"].sum()) == clicks
+        assert len(looks) == found  # the clean file: none; the other: one, then left out
+        assert sum("skipped 1 totals row" in str(w.message) for w in seen) == found
 
 
 def test_a_total_in_a_column_per_level_is_left_out(tmp_path):

@@ -372,8 +372,9 @@ def _check(
     ``totals``: SQL of a row's totals reason in its key columns and in all of them
     (:func:`toolkit.stats.shape.key_totals_reason`, :func:`~toolkit.stats.shape.totals_reason`),
     when the totals rows are not left out yet: the first scan counts those of the keys (a
-    "Total" elsewhere fails a value check), a file with bad values is scanned for the others,
-    and ``None`` is returned when there are some (nothing is judged on those rows).
+    "Total" elsewhere fails a value check by any rules), a file that would be refused is
+    scanned for the others, and ``None`` is returned when there are some (nothing is judged
+    on those rows).
 
     One scan finds the values' shapes and checks every value by the rules of a file of plain
     values (:func:`toolkit.stats.values_sql.plain_rules`); only when the shapes decide other
@@ -390,8 +391,9 @@ def _check(
     counts = [f"count(*) FILTER (WHERE ({totals[0]}) IS NOT NULL)"] if totals else []
     aggs = shape_sql[1] + [agg for _, _, agg in typed] + counts
     row = _scan(con, mapping, plain, types, shape_sql[0], aggs)
-    if totals and (row[-1] or (row[0] and counted(con, totals[1]))):
+    if totals and row[-1]:
         return None
+    first_bad = row[0]
     flags = row[2 + len(shape_sql[1]) :]
     typable = {h: kind for (h, kind, _), ok in zip(typed, flags, strict=False) if ok}
     dates, shapes = values_sql.read_shapes(row[2:], dated, numeric, types)
@@ -401,6 +403,9 @@ def _check(
         row, typable = _scan(con, mapping, rules, types, "vals", []), {}
     if not row[0] and not rules.problems:
         return _day(row[1]), rules, typable
+    # a totals row outside the keys fails a check by any rules: look for one only now
+    if totals and first_bad and counted(con, totals[1]):
+        return None
     lines = bad_lines(con, mapping, checks(mapping, rules)) if row[0] else []
     raise StatsError(rules.problems + lines, where)
 
