@@ -254,10 +254,10 @@ def _checked_file(
     headers, form = _views(con, path, stack)
     _accounts(con, headers, where)
     mapping, skipped = prepare_view(con, headers, *read, where, None, True)
-    counted = None
+    totals = None
     if skipped is None:
-        counted = (key_totals_reason(con, mapping), totals_reason(con, mapping))
-    found = _check(con, mapping, where, date_format, decimal, counted)
+        totals = (key_totals_reason(con, mapping), totals_reason(con, mapping))
+    found = _check(con, mapping, where, date_format, decimal, totals)
     if found is None:  # it has totals rows: leave them out, and check again
         mapping, skipped = prepare_view(con, headers, *read, where)
         found = _check(con, mapping, where, date_format, decimal)
