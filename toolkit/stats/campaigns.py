@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import StatsError, StatsProblem
 from .files import csv_form, read_text, refuse
+from .totals import trimmed_sql
 
 UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 OBJECT_ID = r"[0-9a-fA-F]{24}"
@@ -133,10 +134,6 @@ def _read_pairs(path: Path) -> list[tuple[int, Any, Any]]:
     return out
 
 
-def _cell(header: str) -> str:
-    return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
-
-
 #: Rows whose campaign ids DuckDB looks at for a tracker's forms (a tracker writes its ids
 #: in every row; a stray one further down is still refused, as not a campaign id).
 SAMPLED = 100_000
@@ -145,7 +142,7 @@ SAMPLED = 100_000
 def looks_like_sql(con: Any, source: str, header: str) -> str | None:
     """:func:`looks_like` over the first :data:`SAMPLED` ids of a column of a DuckDB
     relation."""
-    cell = _cell(header)
+    cell = trimmed_sql(header)
     hits = ", ".join(
         f"bool_or(regexp_full_match(COALESCE({cell}, ''), '{pattern}'))" for pattern, _ in FORMS
     )
@@ -170,7 +167,7 @@ def mapped_sql(
     con.register("__cmap_frame", frame)
     con.execute("CREATE OR REPLACE TEMP TABLE __cmap AS SELECT * FROM __cmap_frame")
     con.unregister("__cmap_frame")
-    cell = _cell(header)
+    cell = trimmed_sql(header)
     if not check:
         return f"(SELECT network FROM __cmap WHERE tracker = {cell})"
     rows = con.execute(

@@ -24,10 +24,10 @@ from .layouts import resolve
 from .read import LEVEL_NAMES, read_stats, several_accounts
 from .schema import COUNTS, LEVELS, METRICS, stats_frame
 from .shape import announce, key_totals_reason, prepare_view, totals_reason
+from .totals import trimmed_sql
 from .value_checks import (
     bad_lines,
     blank,
-    cell_text,
     checks,
     converted,
     counted,
@@ -279,7 +279,7 @@ def _accounts(con: Any, headers: Sequence[str], where: str) -> None:
     if label is None:
         return
     rows = con.execute(
-        f"SELECT DISTINCT v FROM (SELECT {cell_text(label)} AS v FROM src)"
+        f"SELECT DISTINCT v FROM (SELECT {trimmed_sql(label)} AS v FROM src)"
         " WHERE v IS NOT NULL AND v <> '' ORDER BY v LIMIT 6"
     ).fetchall()
     several_accounts(label, [str(r[0]) for r in rows], where)
@@ -384,10 +384,12 @@ def _check(
     numeric = {mapping[m]: m for m in METRICS if m in mapping}
     plain = values_sql.plain_rules(mapping["date"], numeric, types, date_format)
     dated = date_format is None  # else the format decides, not the dates' shapes
-    row = plain_row_of(mapping, types) is not None
-    shape_sql = values_sql.shape_sql("vals", '"__sd"' if dated else None, numeric, types, row)
+    plain_rows = plain_row_of(mapping, types) is not None
+    shape_sql = values_sql.shape_sql(
+        "vals", '"__sd"' if dated else None, numeric, types, plain_rows
+    )
     date_header = mapping["date"] if dated else None
-    typed = values_sql.typable(date_header, mapping["campaign_id"], numeric, types, row)
+    typed = values_sql.typable(date_header, mapping["campaign_id"], numeric, types, plain_rows)
     counts = [f"count(*) FILTER (WHERE ({totals[0]}) IS NOT NULL)"] if totals else []
     aggs = shape_sql[1] + [agg for _, _, agg in typed] + counts
     row = _scan(con, mapping, plain, types, shape_sql[0], aggs)
@@ -435,13 +437,14 @@ def _rows(mapping: dict[str, str]) -> str:
     if "level" in mapping and "key" in mapping:
         lv = level_name(mapping["level"])
         cases = " ".join(f"WHEN '{k}' THEN '{v}'" for k, v in LEVEL_NAMES.items())
+        key = trimmed_sql(mapping["key"])
         parts.append(
             f"SELECT {', '.join(base)}, CASE {lv} {cases} END AS level, "
-            f"{cell_text(mapping['key'])} AS key FROM vals WHERE {cell_text(mapping['key'])} <> ''"
+            f"{key} AS key FROM vals WHERE {key} <> ''"
         )
     for level in LEVELS:
         if level in mapping:
-            key = cell_text(mapping[level])
+            key = trimmed_sql(mapping[level])
             parts.append(
                 f"SELECT {', '.join(base)}, '{level}' AS level, {key} AS key "
                 f"FROM vals WHERE COALESCE({key}, '') <> ''"

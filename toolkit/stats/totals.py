@@ -51,7 +51,8 @@ def totals_rows(
     return [(int(i), str(reasons[i])) for i in np.flatnonzero(pd.notna(reasons))]
 
 
-def _cell(header: str) -> str:
+def trimmed_sql(header: str) -> str:
+    """SQL of a column's cell as trimmed text (NULL for a missing one)."""
     return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
 
 
@@ -67,15 +68,15 @@ def totals_sql(
     for h in labels:
         if h in typed:  # a number or a date is never "Total": no pattern to try on it
             continue
-        cell = _cell(h)
+        cell = trimmed_sql(h)
         quoted = h.replace("'", "''")
         cases.append(
             f"WHEN regexp_full_match(COALESCE({cell}, ''), '{PATTERN}', 'i') "
             f"THEN 'totals row (''' || {cell} || ''' in {quoted})'"
         )
     if keys and metrics:
-        empty = " AND ".join(f"COALESCE({_cell(h)}, '') = ''" for h in keys)
-        sums = " OR ".join(f"COALESCE({_cell(h)}, '') <> ''" for h in metrics)
+        empty = " AND ".join(f"COALESCE({trimmed_sql(h)}, '') = ''" for h in keys)
+        sums = " OR ".join(f"COALESCE({trimmed_sql(h)}, '') <> ''" for h in metrics)
         cases.append(f"WHEN ({empty}) AND ({sums}) THEN '{SUMS_ONLY}'")
     return f"CASE {' '.join(cases)} END" if cases else "NULL"
 
@@ -93,4 +94,4 @@ def note(skipped: Sequence[tuple[int, Any]], where: str | None) -> str:
     return f"{where or 'statistics'}: skipped {n} totals {rows} ({at} {lines})"
 
 
-__all__ = ["PATTERN", "note", "totals_rows", "totals_sql"]
+__all__ = ["PATTERN", "note", "totals_rows", "totals_sql", "trimmed_sql"]

@@ -10,11 +10,7 @@ from ..errors import StatsProblem
 from . import values, values_sql
 from .read import LEVEL_NAMES
 from .schema import LEVELS, METRICS
-
-
-def cell_text(header: str) -> str:
-    """SQL of a column's cell as trimmed text."""
-    return 'TRIM(CAST("' + header.replace('"', '""') + '" AS VARCHAR))'
+from .totals import trimmed_sql
 
 
 def level_name(header: str) -> str:
@@ -23,7 +19,7 @@ def level_name(header: str) -> str:
     it is, without the regular expression."""
     names = ", ".join(f"'{k}'" for k in LEVEL_NAMES)
     cell = values_sql.cell(header)
-    norm = f"LOWER(REGEXP_REPLACE({cell_text(header)}, '[\\s_\\-]+', ' ', 'g'))"
+    norm = f"LOWER(REGEXP_REPLACE({trimmed_sql(header)}, '[\\s_\\-]+', ' ', 'g'))"
     return f"CASE WHEN {cell} IN ({names}) THEN {cell} ELSE {norm} END"
 
 
@@ -89,7 +85,7 @@ def checks(mapping: dict[str, str], rules: values.Rules) -> list[tuple[str, str,
         out.append(
             (mapping["level"], f"{lv} NOT IN ({names})", f"not a level ({', '.join(LEVELS)})")
         )
-        out.append((mapping["key"], f"{cell_text(mapping['key'])} = ''", "empty key"))
+        out.append((mapping["key"], f"{trimmed_sql(mapping['key'])} = ''", "empty key"))
     return out
 
 
@@ -101,7 +97,7 @@ def counted(con: Any, reason: str) -> int:
 def blank(mapping: dict[str, str]) -> str:
     """SQL true on a row of ``vals`` whose cells are all empty; a row with a ``yyyy-mm-dd``
     date (its text ``__sd`` is NULL) is not, and its other cells are not looked at."""
-    cells = " AND ".join(f"COALESCE({cell_text(h)}, '') = ''" for h in mapping.values())
+    cells = " AND ".join(f"COALESCE({trimmed_sql(h)}, '') = ''" for h in mapping.values())
     return f'CASE WHEN "__sd" IS NULL THEN FALSE ELSE {cells} END'
 
 
@@ -110,7 +106,7 @@ def bad_lines(
 ) -> list[StatsProblem]:
     """The problems of the first 1000 lines with a bad value (of ``checks``, over ``vals``)."""
     flags = ", ".join(f"COALESCE({cond}, TRUE) AS b{i}" for i, (_, cond, _) in enumerate(checks))
-    cells = ", ".join(f"{cell_text(h)} AS v{i}" for i, (h, _, _) in enumerate(checks))
+    cells = ", ".join(f"{trimmed_sql(h)} AS v{i}" for i, (h, _, _) in enumerate(checks))
     anyflag = " OR ".join(f"b{i}" for i in range(len(checks)))
     rows = con.execute(
         f"SELECT * FROM (SELECT row_number() OVER () + 1 AS line, {flags}, {cells}, "
@@ -129,7 +125,6 @@ def bad_lines(
 __all__ = [
     "bad_lines",
     "blank",
-    "cell_text",
     "checks",
     "converted",
     "counted",
