@@ -21,6 +21,7 @@ from .files import as_utf8, csv_form, file_kind, read_text, refuse
 from .layouts import norm
 from .schema import AMOUNTS, COUNTRY, COUNTS, LEVELS, empty_stats, stats_frame
 from .shape import announce, prepare_frame
+from .totals import empty_cells, trimmed
 from .values import check_options, frame_values
 
 #: CSV files past this size are parsed by DuckDB's multi-threaded reader instead of pandas.
@@ -159,8 +160,7 @@ class _Check:
 
 
 def _empty(raw: pd.Series) -> np.ndarray:
-    text = raw.astype(object).where(raw.notna(), "").astype(str).str.strip()
-    return (text == "").to_numpy()
+    return empty_cells(raw)
 
 
 def parse(
@@ -264,8 +264,8 @@ def _levels(
     pieces = []
     if "level" in mapping and "key" in mapping:
         h = mapping["level"]
-        names = raw[h].astype(object).where(raw[h].notna(), "").astype(str).map(norm)
-        levels = names.map(LEVEL_NAMES)
+        codes, text = trimmed(raw[h])  # each distinct cell named once
+        levels = pd.Series(pd.Series(text).map(norm).map(LEVEL_NAMES).to_numpy()[codes])
         check.flag(levels.isna().to_numpy(), h, raw[h], f"not a level ({', '.join(LEVELS)})")
         hk = mapping["key"]
         check.flag(_empty(raw[hk]), hk, raw[hk], "empty key")

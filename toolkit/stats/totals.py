@@ -30,6 +30,28 @@ def _text(raw: pd.Series) -> pd.Series:
     return raw.astype(object).where(raw.notna(), "").astype(str).str.strip()
 
 
+def trimmed(raw: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, text)`` of a column: its distinct cells as trimmed text (a missing cell
+    is ``""``), each trimmed once, and per row the position of its cell in ``text``.
+
+    >>> codes, text = trimmed(pd.Series([" a", None, "a ", " a"]))
+    >>> text[codes].tolist()
+    ['a', '', 'a', 'a']
+    """
+    if raw.dtype == object and pd.api.types.infer_dtype(raw, skipna=True) != "string":
+        # 1, 1.0 and True are one value to a hash table, three cells as text
+        raw = raw.where(raw.isna(), raw.astype(str))
+    codes, uniques = pd.factorize(raw, use_na_sentinel=True)  # Arrow's own for its strings
+    text = _text(pd.Series(np.asarray(uniques, dtype=object), dtype=object)).tolist()
+    return codes, np.array([*text, ""], dtype=object)  # code -1 (missing): the last
+
+
+def empty_cells(raw: pd.Series) -> np.ndarray:
+    """Per row, whether the cell is empty or blank."""
+    codes, text = trimmed(raw)
+    return (text == "")[codes]
+
+
 def totals_rows(
     raw: pd.DataFrame, labels: Sequence[str], keys: Sequence[str], metrics: Sequence[str]
 ) -> list[tuple[int, str]]:
@@ -39,13 +61,13 @@ def totals_rows(
     n = len(raw)
     reasons = np.full(n, None, dtype=object)
     for h in labels:
-        text = _text(raw[h])
-        hit = text.str.fullmatch(PATTERN, case=False).fillna(False).to_numpy(dtype=bool)
-        for i in np.flatnonzero(hit & pd.isna(reasons)):
-            reasons[i] = f"totals row ({text.iloc[i]!r} in {h})"
+        codes, text = trimmed(raw[h])
+        hit = pd.Series(text).str.fullmatch(PATTERN, case=False).to_numpy(dtype=bool)
+        for i in np.flatnonzero(hit[codes] & pd.isna(reasons)):
+            reasons[i] = f"totals row ({text[codes[i]]!r} in {h})"
     if keys and metrics:
-        empty = np.all([(_text(raw[h]) == "").to_numpy() for h in keys], axis=0)
-        sums = np.any([(_text(raw[h]) != "").to_numpy() for h in metrics], axis=0)
+        empty = np.all([empty_cells(raw[h]) for h in keys], axis=0)
+        sums = np.any([~empty_cells(raw[h]) for h in metrics], axis=0)
         for i in np.flatnonzero(empty & sums & pd.isna(reasons)):
             reasons[i] = SUMS_ONLY
     return [(int(i), str(reasons[i])) for i in np.flatnonzero(pd.notna(reasons))]
@@ -94,4 +116,4 @@ def note(skipped: Sequence[tuple[int, Any]], where: str | None) -> str:
     return f"{where or 'statistics'}: skipped {n} totals {rows} ({at} {lines})"
 
 
-__all__ = ["PATTERN", "note", "totals_rows", "totals_sql", "trimmed_sql"]
+__all__ = ["PATTERN", "empty_cells", "note", "totals_rows", "totals_sql", "trimmed", "trimmed_sql"]

@@ -276,6 +276,15 @@ class Column:
             self.is_typed = np.ones(self.n, dtype=bool)
             self.exact = raw if kind in "iu" else None
             text = pd.Series([""] * self.n, dtype=object)
+        elif isinstance(raw.dtype, pd.StringDtype):  # a CSV's cells: text, each stripped once
+            self.is_typed, self.exact = np.zeros(self.n, dtype=bool), None
+            codes, uniques = pd.factorize(raw, use_na_sentinel=True)
+            text = pd.Series(np.asarray(uniques, dtype=object), dtype=object).str.strip(BLANKS)
+            cells = [*text, ""] if (codes < 0).any() else list(text)  # code -1: missing
+            again, distinct = pd.factorize(np.array(cells, dtype=object))  # " 1" is "1"
+            self.codes = again[codes]
+            self.uniques = pd.Series(np.asarray(distinct, dtype=object), dtype=object)
+            return
         else:
             obj = raw.astype(object)
             self.is_typed = _numeric_objects(obj)
@@ -336,11 +345,33 @@ def _classes(u: pd.Series) -> tuple[pd.Series, pd.DataFrame]:
     return pd.Series(cls, index=u.index), groups
 
 
+def _plain_classes(u: pd.Series) -> np.ndarray | None:
+    """:func:`_classes` of distinct values that are all empty or plain (``e``, ``i``,
+    ``p``, ``q``), found by RE2 over the whole array at once (a value is stripped, so
+    ``$`` means the same to RE2 as to ``re``); None when some value is not plain."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(u.to_numpy(dtype=object), type=pa.string())
+    empty = pc.equal(arr, "")
+    whole = pc.match_substring_regex(arr, PLAIN_INT)
+    dot = pc.match_substring_regex(arr, PLAIN_DOT)
+    if not pc.all(pc.or_(empty, pc.or_(whole, dot)), min_count=0).as_py():
+        return None
+    amb = pc.match_substring_regex(arr, PLAIN_AMBIGUOUS)
+    e, i, d, q = (np.asarray(x, dtype=bool) for x in (empty, whole, dot, amb))
+    return np.select([e, i, d & ~q, q], ["e", "i", "p", "q"], "b")
+
+
 def number_shapes(col: Column) -> NumberShapes:
     """The shapes of a numeric column (see :class:`NumberShapes`)."""
     u = col.uniques
-    cls, groups = _classes(u)
-    cur = (groups[3] + groups[7])[cls.isin(["a", "n", "d", "c"])]
+    fast = _plain_classes(u)
+    if fast is not None:  # every value is plain: no currency, nothing to settle
+        cls, cur = pd.Series(fast, index=u.index), pd.Series([], dtype=object)
+    else:
+        cls, groups = _classes(u)
+        cur = (groups[3] + groups[7])[cls.isin(["a", "n", "d", "c"])]
 
     def first(mask: pd.Series) -> str | None:
         return str(u[mask].min()) if mask.any() else None
