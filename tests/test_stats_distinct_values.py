@@ -1,6 +1,7 @@
 """The pandas reader looks at each distinct cell once, and at plain numbers all at once: the
 fast paths (``values._plain_classes``, ``totals.trimmed``) give what the cell-by-cell rules
-give, on values as trackers and Excel write them."""
+give, on values as trackers and Excel write them; a frame's cell that no file can hold (a
+lone surrogate, which those paths cannot encode) is refused with its line and column."""
 
 from __future__ import annotations
 
@@ -120,3 +121,27 @@ def test_a_column_of_text_cells_is_the_column_of_the_same_cells_as_objects(dtype
     assert text.take(text.uniques).tolist() == objects.take(objects.uniques).tolist()
     assert len(set(text.uniques)) == len(text.uniques)  # each stripped value once
     assert not text.is_typed.any() and text.typed is None
+
+
+def test_a_frame_cell_holding_a_lone_surrogate_is_refused_with_its_line_and_column():
+    from toolkit.errors import StatsError
+    from toolkit.stats import read_stats
+
+    raw = pd.DataFrame(
+        {
+            "date": ["2026-01-01"] * 3,
+            "campaign_id": ["1"] * 3,
+            "level": ["source"] * 3,
+            "key": ["a", "b\udc80", "c"],
+            "clicks": ["1", "2", "3\ud800"],
+            "cost": ["1", "2", "3"],
+            "conversions": ["0"] * 3,
+            "revenue": ["0"] * 3,
+        },
+        dtype=object,
+    )
+    with pytest.raises(StatsError) as caught:
+        read_stats(raw)
+    problems = [(p.line, p.column, p.value) for p in caught.value.problems]
+    assert problems == [(3, "key", "b\ufffd"), (4, "clicks", "3\ufffd")]
+    str(caught.value).encode("utf-8")  # the message itself can be printed

@@ -176,12 +176,33 @@ def parse(
     """The statistics frame from an export already read as a DataFrame (see
     :func:`read_stats`)."""
     raw = raw.reset_index(drop=True)
-    refuse_several_accounts(raw, where)
-    cmap = load_map(campaign_map)
-    raw, mapping, skipped = prepare_frame(raw, columns, layout, cmap, where)
-    check_options(date_format, decimal)
-    parsed = _parsed(raw, mapping, where, date_format=date_format, decimal=decimal)
+    try:
+        refuse_several_accounts(raw, where)
+        cmap = load_map(campaign_map)
+        raw, mapping, skipped = prepare_frame(raw, columns, layout, cmap, where)
+        check_options(date_format, decimal)
+        parsed = _parsed(raw, mapping, where, date_format=date_format, decimal=decimal)
+    except UnicodeEncodeError:  # text no file holds: a frame made in Python
+        raise StatsError(_not_text(raw), where) from None
     return announce(parsed, skipped, where)
+
+
+def _not_text(raw: pd.DataFrame) -> list[StatsProblem]:
+    """The cells of a frame that hold a lone surrogate (U+D800 to U+DFFF): text that no
+    file can hold, which the readers cannot encode."""
+    problems = []
+    for header in raw.columns:
+        for i, value in enumerate(raw[header].tolist()):
+            if isinstance(value, str) and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    shown = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+                    message = "not text: a lone surrogate (U+D800 to U+DFFF, shown as U+FFFD)"
+                    problems.append(StatsProblem(i + 2, str(header), shown, message))
+                    if len(problems) >= MAX_PROBLEMS:
+                        return problems
+    return problems
 
 
 def refuse_several_accounts(raw: pd.DataFrame, where: str | None) -> None:
