@@ -159,10 +159,6 @@ class _Check:
             self.problems.append(StatsProblem(int(self.lines[i]), header, raw.iloc[i], message))
 
 
-def _empty(raw: pd.Series) -> np.ndarray:
-    return empty_cells(raw)
-
-
 def parse(
     raw: pd.DataFrame,
     columns: Mapping[str, str] | None = None,
@@ -238,7 +234,7 @@ def _parsed(
     date_format: str | None = None,
     decimal: str | None = None,
 ) -> pd.DataFrame:
-    blank = np.all([_empty(raw[c]) for c in raw.columns], axis=0) if len(raw.columns) else []
+    blank = np.all([empty_cells(raw[c]) for c in raw.columns], axis=0) if len(raw.columns) else []
     raw = raw[~np.asarray(blank, dtype=bool)] if len(raw) else raw
     check = _Check(len(raw))
     check.lines = raw.index.to_numpy() + 2
@@ -289,7 +285,7 @@ def _levels(
         levels = pd.Series(pd.Series(text).map(norm).map(LEVEL_NAMES).to_numpy()[codes])
         check.flag(levels.isna().to_numpy(), h, raw[h], f"not a level ({', '.join(LEVELS)})")
         hk = mapping["key"]
-        check.flag(_empty(raw[hk]), hk, raw[hk], "empty key")
+        check.flag(empty_cells(raw[hk]), hk, raw[hk], "empty key")
         keys = raw[hk].astype(str).str.strip()
         for lv in LEVELS:
             rows = np.flatnonzero((levels == lv).to_numpy())
@@ -299,7 +295,7 @@ def _levels(
         h = mapping.get(lv)
         if h is None:
             continue
-        rows = np.flatnonzero(~_empty(raw[h]))
+        rows = np.flatnonzero(~empty_cells(raw[h]))
         if len(rows):
             pieces.append((lv, rows, raw[h].iloc[rows].astype(str).str.strip().tolist()))
     return pieces

@@ -26,24 +26,29 @@ PATTERN = r"(?:grand\s+)?totals?:?|итого:?|всего:?"
 SUMS_ONLY = "totals row (no date or key, only sums)"
 
 
-def _text(raw: pd.Series) -> pd.Series:
-    return raw.astype(object).where(raw.notna(), "").astype(str).str.strip()
-
-
-def trimmed(raw: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, text)`` of a column: its distinct cells as trimmed text (a missing cell
-    is ``""``), each trimmed once, and per row the position of its cell in ``text``.
+def trimmed(raw: pd.Series, chars: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, text)`` of a column: its distinct cells as text stripped of ``chars``
+    (default: white space), each stripped once and each stripped value once (a missing
+    cell is ``""``), and per row the position of its cell in ``text``.
 
     >>> codes, text = trimmed(pd.Series([" a", None, "a ", " a"]))
-    >>> text[codes].tolist()
-    ['a', '', 'a', 'a']
+    >>> text.tolist(), text[codes].tolist()
+    (['a', ''], ['a', '', 'a', 'a'])
     """
-    if raw.dtype == object and pd.api.types.infer_dtype(raw, skipna=True) != "string":
-        # 1, 1.0 and True are one value to a hash table, three cells as text
+    text_cells = isinstance(raw.dtype, pd.StringDtype) or (
+        raw.dtype == object and pd.api.types.infer_dtype(raw, skipna=True) == "string"
+    )
+    if not text_cells:  # 1, 1.0 and True are one value to a hash table, three cells as text
         raw = raw.where(raw.isna(), raw.astype(str))
     codes, uniques = pd.factorize(raw, use_na_sentinel=True)  # Arrow's own for its strings
-    text = _text(pd.Series(np.asarray(uniques, dtype=object), dtype=object)).tolist()
-    return codes, np.array([*text, ""], dtype=object)  # code -1 (missing): the last
+    cells = np.asarray(uniques, dtype=object)
+    text = pd.Series(cells, dtype=object).str.strip(chars).to_numpy(dtype=object)
+    missing = bool((codes < 0).any())
+    if not missing and (text == cells).all():  # distinct already
+        return codes, text
+    text = np.append(text, "") if missing else text  # code -1 (missing): the last
+    again, distinct = pd.factorize(text)  # " a" and "a " are "a"
+    return again[codes], np.asarray(distinct, dtype=object)
 
 
 def empty_cells(raw: pd.Series) -> np.ndarray:

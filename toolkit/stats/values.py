@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StatsProblem
+from .totals import trimmed
 
 #: Counts are whole numbers below this (a float holds every whole number below it exactly).
 COUNT_LIMIT = 2**53
@@ -278,12 +279,8 @@ class Column:
             text = pd.Series([""] * self.n, dtype=object)
         elif isinstance(raw.dtype, pd.StringDtype):  # a CSV's cells: text, each stripped once
             self.is_typed, self.exact = np.zeros(self.n, dtype=bool), None
-            codes, uniques = pd.factorize(raw, use_na_sentinel=True)
-            text = pd.Series(np.asarray(uniques, dtype=object), dtype=object).str.strip(BLANKS)
-            cells = [*text, ""] if (codes < 0).any() else list(text)  # code -1: missing
-            again, distinct = pd.factorize(np.array(cells, dtype=object))  # " 1" is "1"
-            self.codes = again[codes]
-            self.uniques = pd.Series(np.asarray(distinct, dtype=object), dtype=object)
+            self.codes, distinct = trimmed(raw, BLANKS)
+            self.uniques = pd.Series(distinct, dtype=object)
             return
         else:
             obj = raw.astype(object)
