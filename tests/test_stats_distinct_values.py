@@ -84,14 +84,16 @@ def per_row(raw: pd.Series) -> list[str]:
         pd.Series([" a", None, "a ", " a", "", "  ", np.nan, "Total ", "b"], dtype=object),
         pd.Series([1, 1.0, True, " 1", None, 2.5, "x"], dtype=object),  # Excel's mixed cells
         pd.Series([" a", None, "a ", "\u00a0b\u00a0", ""], dtype="string[pyarrow]"),
+        pd.Series([" a", "a ", "a", "b"], dtype="string[pyarrow]"),  # none missing
         pd.Series([1.0, np.nan, 3.25]),
         pd.Series([], dtype=object),
     ],
-    ids=["text", "mixed", "arrow", "floats", "empty"],
+    ids=["text", "mixed", "arrow", "arrow-full", "floats", "empty"],
 )
 def test_each_distinct_cell_trimmed_once_is_each_cell_trimmed(raw):
     codes, text = totals.trimmed(raw)
     assert text[codes].tolist() == per_row(raw)
+    assert len(set(text)) == len(text)  # each trimmed value once
     assert totals.empty_cells(raw).tolist() == [t == "" for t in per_row(raw)]
 
 
